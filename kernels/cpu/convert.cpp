@@ -1,0 +1,98 @@
+// Picks the fastest exact conversion path for this CPU, and converts between any two dtypes.
+#include <type_traits>
+
+#include "kernels/cpu/convert.h"
+#include "kernels/cpu/cpu_features.h"
+
+namespace tinyamp::kernels::cpu {
+
+void f32_to_f16(const float* src, Half* dst, std::int64_t n)
+{
+    if (cpu_features().f16c) return f16c::f32_to_f16(src, dst, n);
+    reference::f32_to_f16(src, dst, n);
+}
+
+void f16_to_f32(const Half* src, float* dst, std::int64_t n)
+{
+    if (cpu_features().f16c) return f16c::f16_to_f32(src, dst, n);
+    reference::f16_to_f32(src, dst, n);
+}
+
+void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
+{
+    if (cpu_features().avx512bf16) return avx512bf16::f32_to_bf16(src, dst, n);
+    reference::f32_to_bf16(src, dst, n);
+}
+
+void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
+{
+    if (cpu_features().avx512bf16) return avx512bf16::bf16_to_f32(src, dst, n);
+    reference::bf16_to_f32(src, dst, n);
+}
+
+namespace {
+
+template <class T>
+constexpr bool is_float_like = std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, Half> ||
+                               std::is_same_v<T, BFloat16>;
+
+// One element. Returns false when `x` has no value in To (only possible going to i64).
+template <class To, class From>
+bool convert_one(From x, To& out)
+{
+    if constexpr (std::is_same_v<To, From>) {
+        out = x;
+    } else if constexpr (std::is_same_v<From, bool>) {
+        out = To(x ? 1.0 : 0.0);
+    } else if constexpr (std::is_same_v<From, std::int64_t>) {
+        if constexpr (std::is_same_v<To, bool>) out = x != 0;
+        else if constexpr (std::is_same_v<To, Half>) out = Half::from_bits(std::uint16_t(Binary16::from_int64(x)));
+        else if constexpr (std::is_same_v<To, BFloat16>) out = BFloat16::from_bits(std::uint16_t(BFloat16Format::from_int64(x)));
+        else out = static_cast<To>(x);  // double, float: the hardware rounds once
+    } else {
+        static_assert(is_float_like<From>);
+        const double d = double(x);  // exact for every float dtype
+        if constexpr (std::is_same_v<To, bool>) {
+            out = d != 0.0;  // NaN is true, as in C++ and PyTorch
+        } else if constexpr (std::is_same_v<To, std::int64_t>) {
+            constexpr double two_pow_63 = 9223372036854775808.0;
+            if (!(d >= -two_pow_63 && d < two_pow_63)) return false;  // NaN, inf, out of range
+            out = static_cast<std::int64_t>(d);  // truncates toward zero
+        } else {
+            out = static_cast<To>(d);  // Half/BFloat16/float from an exact double: one rounding
+        }
+    }
+    return true;
+}
+
+template <class From, class To>
+std::int64_t convert_loop(const From* src, To* dst, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        if (!convert_one(src[i], dst[i])) return i;
+    return -1;
+}
+
+}  // namespace
+
+std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtype, std::int64_t n)
+{
+    // The four conversions autocast does all the time take the vector paths.
+    if (src_dtype == DType::f32 && dst_dtype == DType::f16)
+        return f32_to_f16(static_cast<const float*>(src), static_cast<Half*>(dst), n), -1;
+    if (src_dtype == DType::f16 && dst_dtype == DType::f32)
+        return f16_to_f32(static_cast<const Half*>(src), static_cast<float*>(dst), n), -1;
+    if (src_dtype == DType::f32 && dst_dtype == DType::bf16)
+        return f32_to_bf16(static_cast<const float*>(src), static_cast<BFloat16*>(dst), n), -1;
+    if (src_dtype == DType::bf16 && dst_dtype == DType::f32)
+        return bf16_to_f32(static_cast<const BFloat16*>(src), static_cast<float*>(dst), n), -1;
+    return visit_dtype(src_dtype, [&](auto src_tag) {
+        using From = decltype(src_tag);
+        return visit_dtype(dst_dtype, [&](auto dst_tag) {
+            using To = decltype(dst_tag);
+            return convert_loop(static_cast<const From*>(src), static_cast<To*>(dst), n);
+        });
+    });
+}
+
+}  // namespace tinyamp::kernels::cpu

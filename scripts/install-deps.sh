@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tinyamp needs, and only those that are missing.
+# Safe to run again and again: when everything is present it only asks dpkg, and returns at once.
+# Run as root (or with sudo available) on Debian 12 bookworm.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config  # the build
+  doctest-dev                # the unit tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then
+    as_root=(sudo)
+  else
+    echo "install-deps: need root to install: ${missing[*]} (run as root, or install them yourself)" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+# Another apt-get may hold the lock (unattended upgrades, a parallel job): wait for it.
+apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
+"${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's second command (and CI's): install what is missing, build, run every test, then
+# build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests there too.
+#   scripts/test.sh            everything
+#   scripts/test.sh --fast     the normal build's tests only (no sanitizer build)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="$(nproc 2>/dev/null || echo 2)"
+"$root/scripts/install-deps.sh"
+
+echo "== Release build (warnings are errors), all tests"
+"$root/scripts/build.sh" "$root/build"
+(cd "$root/build" && ctest --output-on-failure -j "$jobs")
+
+if [ "${1:-}" = "--fast" ]; then
+  exit 0
+fi
+
+# The sanitizer build leaves out the CUDA runtime (ASan and libcudart do not mix well) and the
+# `long` tests (all 2^32 conversions take minutes under ASan; the Release run above did them).
+echo "== ASan + UBSan build, tests not labelled long"
+"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF
+(cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j "$jobs" -LE long)

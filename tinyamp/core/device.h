@@ -1,0 +1,46 @@
+#pragma once
+// Device: where a tensor's storage lives, CPU or one CUDA GPU.
+
+#include <iosfwd>
+#include <string>
+
+namespace tinyamp {
+
+enum class DeviceType { cpu, cuda };
+
+class Device {
+public:
+    static constexpr Device cpu() { return Device(DeviceType::cpu, 0); }
+    static constexpr Device cuda(int index = 0) { return Device(DeviceType::cuda, index); }
+    /// Parses "cpu", "cuda", "cuda:1".
+    static Device parse(const std::string& text);
+
+    constexpr DeviceType type() const { return type_; }
+    constexpr int index() const { return index_; }
+    constexpr bool is_cpu() const { return type_ == DeviceType::cpu; }
+    constexpr bool is_cuda() const { return type_ == DeviceType::cuda; }
+    std::string str() const;  ///< "cpu" or "cuda:0"
+
+    constexpr bool operator==(const Device&) const = default;
+
+private:
+    constexpr Device(DeviceType type, int index) : type_(type), index_(index) {}
+    DeviceType type_;
+    int index_;
+};
+
+const char* device_type_name(DeviceType type);  ///< "cpu" or "cuda", as autocast's device_type
+std::ostream& operator<<(std::ostream& out, const Device& device);
+
+/// The CPU features tinyamp's fast kernels use here, e.g. "f16c avx2 fma avx512f avx512bf16"
+/// ("portable" when none, or when TINYAMP_CPU=portable is set).
+std::string cpu_features_str();
+
+/// True when tinyamp was built with its CUDA backend (nvcc was found at configure time).
+bool cuda_built();
+/// Number of CUDA devices that can be used now (0 without the backend, a driver or a GPU).
+int cuda_device_count();
+/// Why no CUDA device can be used ("" when one can); error messages quote it.
+std::string cuda_unavailable_reason();
+
+}  // namespace tinyamp

@@ -1,0 +1,26 @@
+#include "tinyamp/core/error.h"
+
+namespace tinyamp {
+
+const char* error_kind_name(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::shape: return "shape";
+    case ErrorKind::dtype: return "dtype";
+    case ErrorKind::index: return "index";
+    case ErrorKind::device: return "device";
+    case ErrorKind::value: return "value";
+    case ErrorKind::state: return "state";
+    case ErrorKind::io: return "io";
+    }
+    return "unknown";
+}
+
+Error::Error(ErrorKind kind, const std::string& message)
+    : std::runtime_error(std::string(error_kind_name(kind)) + " error: " + message),
+      kind_(kind),
+      message_(message)
+{
+}
+
+}  // namespace tinyamp

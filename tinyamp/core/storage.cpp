@@ -1,0 +1,127 @@
+#include "tinyamp/core/storage.h"
+
+#include <cstdlib>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+
+#include "tinyamp/core/cuda_memory.h"
+#include "tinyamp/core/error.h"
+
+namespace tinyamp {
+namespace {
+
+constexpr std::int64_t kCpuAlignment = 64;  // one cache line; also what AVX-512 loads like
+
+struct DeviceKey {
+    DeviceType type;
+    int index;
+    bool operator<(const DeviceKey& o) const { return type != o.type ? type < o.type : index < o.index; }
+};
+
+// All counters, behind one mutex: allocation is rare next to the work done on the memory.
+class MemoryLedger {
+public:
+    void on_allocate(Device device, DType dtype, std::int64_t nbytes)
+    {
+        std::lock_guard lock(mutex_);
+        MemoryStats& s = stats_for(device);
+        add(s.by_dtype[static_cast<int>(dtype)], nbytes, +1);
+        add(s.total, nbytes, +1);
+    }
+    void on_release(Device device, DType dtype, std::int64_t nbytes)
+    {
+        std::lock_guard lock(mutex_);
+        MemoryStats& s = stats_for(device);
+        add(s.by_dtype[static_cast<int>(dtype)], -nbytes, -1);
+        add(s.total, -nbytes, -1);
+    }
+    MemoryStats snapshot(Device device)
+    {
+        std::lock_guard lock(mutex_);
+        return stats_for(device);
+    }
+    void reset_peaks(Device device)
+    {
+        std::lock_guard lock(mutex_);
+        MemoryStats& s = stats_for(device);
+        for (auto& c : s.by_dtype) c.peak_bytes = c.live_bytes;
+        s.total.peak_bytes = s.total.live_bytes;
+    }
+
+private:
+    static void add(MemoryCounter& c, std::int64_t bytes, std::int64_t count)
+    {
+        c.live_bytes += bytes;
+        c.allocations += count;
+        if (c.live_bytes > c.peak_bytes) c.peak_bytes = c.live_bytes;
+    }
+    MemoryStats& stats_for(Device device)
+    {
+        auto [it, inserted] = by_device_.try_emplace(DeviceKey{device.type(), device.index()});
+        if (inserted) it->second.device = device;
+        return it->second;
+    }
+    std::mutex mutex_;
+    std::map<DeviceKey, MemoryStats> by_device_;
+};
+
+MemoryLedger& ledger()
+{
+    // Built on first use, which is inside the first Storage constructor, so it outlives every
+    // Storage, static ones included (statics die in reverse order of construction).
+    static MemoryLedger instance;
+    return instance;
+}
+
+}  // namespace
+
+MemoryStats memory_stats(Device device) { return ledger().snapshot(device); }
+void reset_peak_memory_stats(Device device) { ledger().reset_peaks(device); }
+
+std::string MemoryStats::to_string() const
+{
+    std::ostringstream out;
+    out << "memory on " << device << ":  live " << total.live_bytes << " B, peak " << total.peak_bytes << " B, "
+        << total.allocations << " storage" << (total.allocations == 1 ? "" : "s") << '\n';
+    for (DType d : kAllDTypes) {
+        const MemoryCounter& c = (*this)[d];
+        if (c.peak_bytes == 0 && c.allocations == 0) continue;
+        out << "  " << std::left << std::setw(5) << dtype_name(d) << std::right << " live " << std::setw(12)
+            << c.live_bytes << " B   peak " << std::setw(12) << c.peak_bytes << " B   storages " << c.allocations << '\n';
+    }
+    return out.str();
+}
+
+std::ostream& operator<<(std::ostream& out, const MemoryStats& stats) { return out << stats.to_string(); }
+
+Storage::Storage(std::int64_t nbytes, DType dtype, Device device) : nbytes_(nbytes), dtype_(dtype), device_(device)
+{
+    TINYAMP_CHECK(nbytes >= 0, value, "cannot allocate a negative number of bytes (", nbytes, ")");
+    if (nbytes > 0) {
+        if (device.is_cpu()) {
+            const std::int64_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+            data_ = std::aligned_alloc(kCpuAlignment, std::size_t(rounded));
+            TINYAMP_CHECK(data_ != nullptr, value, "out of CPU memory allocating ", nbytes, " bytes of ", dtype_name(dtype),
+                          "; use smaller tensors or batches");
+        } else {
+            data_ = cuda_memory::allocate(nbytes, device.index());
+        }
+    }
+    ledger().on_allocate(device, dtype, nbytes);
+}
+
+Storage::~Storage()
+{
+    if (data_) {
+        if (device_.is_cpu())
+            std::free(data_);
+        else
+            cuda_memory::release(data_, device_.index());
+    }
+    ledger().on_release(device_, dtype_, nbytes_);
+}
+
+}  // namespace tinyamp

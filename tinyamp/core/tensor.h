@@ -1,0 +1,132 @@
+#pragma once
+// Tensor: a handle to an n-dimensional view of shared storage. Copying a Tensor copies the
+// handle, not the data (as in PyTorch): views such as transpose or slice share storage and
+// differ only in shape, strides and offset.
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tinyamp/core/device.h"
+#include "tinyamp/core/dtype.h"
+#include "tinyamp/core/error.h"
+#include "tinyamp/core/shape.h"
+#include "tinyamp/core/storage.h"
+
+namespace tinyamp {
+
+struct TensorImpl;
+
+class Tensor {
+public:
+    Tensor() = default;  ///< an undefined tensor (like a null handle); most calls on it throw
+    explicit Tensor(std::shared_ptr<TensorImpl> impl);
+
+    bool defined() const { return impl_ != nullptr; }
+    /// True when both handles refer to the same tensor (not just equal values).
+    bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+    // ---- layout ----
+    const Shape& shape() const;
+    std::int64_t dim() const;
+    std::int64_t size(std::int64_t dim) const;  ///< negative dims count from the end
+    std::int64_t numel() const;
+    const Strides& strides() const;
+    std::int64_t stride(std::int64_t dim) const;
+    std::int64_t storage_offset() const;  ///< in elements
+    DType dtype() const;
+    Device device() const;
+    std::int64_t element_size() const { return dtype_size(dtype()); }
+    std::int64_t nbytes() const { return numel() * element_size(); }
+    bool is_contiguous() const;
+    const std::shared_ptr<Storage>& storage() const;
+    bool shares_storage_with(const Tensor& other) const;
+
+    // ---- views (no copy; the result shares this tensor's storage) ----
+    /// Needs a layout that allows it; otherwise throws and suggests reshape. One size may be -1.
+    Tensor view(const Shape& shape) const;
+    /// A view when the layout allows it, else a contiguous copy.
+    Tensor reshape(const Shape& shape) const;
+    Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+    Tensor t() const;  ///< transpose of a 2-D tensor (1-D and 0-D come back as they are)
+    Tensor permute(const std::vector<std::int64_t>& dims) const;
+    /// Elements start, start+step, ... below end along `dim`; start/end are clamped like Python's.
+    Tensor slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1) const;
+    Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+    Tensor select(std::int64_t dim, std::int64_t index) const;  ///< drops `dim`
+    Tensor unsqueeze(std::int64_t dim) const;
+    Tensor squeeze(std::int64_t dim) const;  ///< only if that size is 1; otherwise the same shape
+    /// Broadcast view: sizes of 1 (or new leading dims) repeat with stride 0; -1 keeps a size.
+    Tensor expand(const Shape& shape) const;
+
+    // ---- copies ----
+    /// This tensor if already contiguous, else a contiguous copy.
+    Tensor contiguous() const;
+    Tensor clone() const;  ///< always a new contiguous copy
+    /// This tensor if it already has `dtype`, else a converted copy (round to nearest even).
+    Tensor to(DType dtype) const;
+    Tensor to(Device device) const;
+    Tensor cpu() const { return to(Device::cpu()); }
+    Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
+
+    // ---- element access (for tests, lessons and printing; not for hot loops) ----
+    double item() const;  ///< the value of a one-element tensor
+    double at(std::initializer_list<std::int64_t> index) const;
+    double at(const std::vector<std::int64_t>& index) const;
+    /// Stores `value` rounded to this tensor's dtype.
+    void set(std::initializer_list<std::int64_t> index, double value) const;
+    void set(const std::vector<std::int64_t>& index, double value) const;
+    std::vector<double> to_vector() const;  ///< every element, row-major, as double
+    void* data_ptr() const;                  ///< the first element (storage + offset)
+    template <class T>
+    T* data_ptr() const
+    {
+        TINYAMP_CHECK(dtype_of<T>() == dtype(), dtype, "data_ptr<", dtype_name(dtype_of<T>()), "> called on a ",
+                      dtype_name(dtype()), " tensor; ask for data_ptr<", dtype_name(dtype()), "'s element type> or convert with .to(",
+                      dtype_name(dtype_of<T>()), ")");
+        return static_cast<T*>(data_ptr());
+    }
+
+    // ---- autograd flags and naming ----
+    bool requires_grad() const;
+    /// Marks this tensor for gradients; only floating point tensors can have them.
+    const Tensor& requires_grad_(bool requires_grad = true) const;
+    /// The accumulated gradient (undefined until a backward pass writes one).
+    const Tensor& grad() const;
+    void set_grad(const Tensor& grad) const;
+    /// A label for pictures and traces ("w1", "x"); empty by default.
+    const std::string& name() const;
+    const Tensor& set_name(std::string name) const;
+
+    /// "tensor([[1, 2], [3, 4]], dtype=f32, shape=[2, 2])": values in the shortest form that
+    /// reads back to the same value of this dtype.
+    std::string to_string() const;
+
+    const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+
+private:
+    TensorImpl& checked() const;
+    Tensor make_view(Shape shape, Strides strides, std::int64_t offset) const;
+    std::int64_t element_offset(const std::int64_t* index, std::size_t count) const;
+
+    std::shared_ptr<TensorImpl> impl_;
+};
+
+/// What a Tensor handle points to. Later floors add autograd fields here.
+struct TensorImpl {
+    std::shared_ptr<Storage> storage;
+    Shape shape;
+    Strides strides;
+    std::int64_t offset = 0;  // in elements
+    DType dtype = DType::f32;
+    bool requires_grad = false;
+    Tensor grad;
+    std::string name;
+};
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
+
+}  // namespace tinyamp
