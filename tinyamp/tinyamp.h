@@ -2,6 +2,11 @@
 // tinyamp: a small C++ tensor library for learning mixed-precision training.
 // Include this one header: #include <tinyamp/tinyamp.h>
 
+#include "tinyamp/autograd/engine.h"     // backward()
+#include "tinyamp/autograd/function.h"   // Function<T>, Context
+#include "tinyamp/autograd/grad_mode.h"  // NoGradGuard
+#include "tinyamp/autograd/gradcheck.h"  // gradcheck
+#include "tinyamp/autograd/node.h"       // Node (the graph)
 #include "tinyamp/core/device.h"     // Device::cpu(), Device::cuda(i)
 #include "tinyamp/core/dtype.h"      // DType f64/f32/f16/bf16/i64/bool, traits(), Half, BFloat16
 #include "tinyamp/core/error.h"      // tinyamp::Error
@@ -10,4 +15,14 @@
 #include "tinyamp/core/shape.h"      // Shape, Strides
 #include "tinyamp/core/storage.h"    // memory_stats(), reset_peak_memory_stats()
 #include "tinyamp/core/tensor.h"     // Tensor
+#include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
+#include "tinyamp/ops/conv.h"            // conv2d
+#include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, ..., operators
+#include "tinyamp/ops/join.h"            // cat, stack
+#include "tinyamp/ops/loss.h"            // mse_loss, nll_loss, cross_entropy, binary_cross_entropy(_with_logits)
+#include "tinyamp/ops/matmul.h"          // matmul, mm, bmm, addmm, linear
+#include "tinyamp/ops/normalization.h"   // layer_norm, batch_norm
+#include "tinyamp/ops/reduce.h"          // sum, mean, max, argmax
+#include "tinyamp/ops/softmax.h"         // softmax, log_softmax
+#include "tinyamp/ops/type_promotion.h"  // result_type
 #include "tinyamp/version.h"

@@ -5,32 +5,25 @@
 
 namespace tinyamp::kernels::cpu {
 
-void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim,
-                  std::int64_t element_size, void* dst)
+namespace {
+
+// Visits the rows of a strided view in row-major order, calling copy_row(view_row_start, k) for
+// the k-th row; rows are along the last dimension, whose stride the callback handles.
+template <class CopyRow>
+void for_each_row(const std::int64_t* shape, const std::int64_t* strides, int ndim, CopyRow copy_row)
 {
-    auto* out = static_cast<unsigned char*>(dst);
-    const auto* in = static_cast<const unsigned char*>(src);
     std::int64_t total = 1;
     for (int d = 0; d < ndim; ++d) total *= shape[d];
     if (total == 0) return;
     if (ndim == 0) {
-        std::memcpy(out, in, std::size_t(element_size));
+        copy_row(std::int64_t{0}, std::int64_t{0});
         return;
     }
-    // The innermost dimension is the row; an odometer over the outer dimensions finds each row.
-    const std::int64_t row = shape[ndim - 1], row_stride = strides[ndim - 1];
-    const std::int64_t row_bytes = row * element_size;
+    const std::int64_t row = shape[ndim - 1];
     std::vector<std::int64_t> counter(std::size_t(ndim), 0);
     std::int64_t offset = 0;  // in elements, of the current row's start
-    for (std::int64_t done = 0; done < total; done += row) {
-        const unsigned char* row_start = in + offset * element_size;
-        if (row_stride == 1) {
-            std::memcpy(out, row_start, std::size_t(row_bytes));
-        } else {
-            for (std::int64_t j = 0; j < row; ++j)
-                std::memcpy(out + j * element_size, row_start + j * row_stride * element_size, std::size_t(element_size));
-        }
-        out += row_bytes;
+    for (std::int64_t k = 0; k * row < total; ++k) {
+        copy_row(offset, k);
         for (int d = ndim - 2; d >= 0; --d) {  // advance the odometer
             offset += strides[d];
             if (++counter[std::size_t(d)] < shape[d]) break;
@@ -38,6 +31,40 @@ void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t
             counter[std::size_t(d)] = 0;
         }
     }
+}
+
+}  // namespace
+
+void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t element_size,
+                  void* dst)
+{
+    const auto* in = static_cast<const unsigned char*>(src);
+    auto* out = static_cast<unsigned char*>(dst);
+    const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
+    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
+        unsigned char* to = out + k * row * element_size;
+        const unsigned char* from = in + offset * element_size;
+        if (step == 1)
+            std::memcpy(to, from, std::size_t(row * element_size));
+        else
+            for (std::int64_t j = 0; j < row; ++j) std::memcpy(to + j * element_size, from + j * step * element_size, std::size_t(element_size));
+    });
+}
+
+void strided_scatter(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t element_size,
+                     void* dst)
+{
+    const auto* in = static_cast<const unsigned char*>(src);
+    auto* out = static_cast<unsigned char*>(dst);
+    const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
+    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
+        const unsigned char* from = in + k * row * element_size;
+        unsigned char* to = out + offset * element_size;
+        if (step == 1)
+            std::memcpy(to, from, std::size_t(row * element_size));
+        else
+            for (std::int64_t j = 0; j < row; ++j) std::memcpy(to + j * step * element_size, from + j * element_size, std::size_t(element_size));
+    });
 }
 
 }  // namespace tinyamp::kernels::cpu

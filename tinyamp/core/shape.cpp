@@ -1,5 +1,6 @@
 #include "tinyamp/core/shape.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "tinyamp/core/error.h"
@@ -73,6 +74,21 @@ Shape infer_size(const Shape& shape, std::int64_t total)
                       known, "); pick sizes whose product is ", total);
     }
     return result;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b)
+{
+    const std::size_t n = std::max(a.size(), b.size());
+    Shape out(n);
+    for (std::size_t i = 0; i < n; ++i) {  // i counts from the right
+        const std::int64_t sa = i < a.size() ? a[a.size() - 1 - i] : 1;
+        const std::int64_t sb = i < b.size() ? b[b.size() - 1 - i] : 1;
+        TINYAMP_CHECK(sa == sb || sa == 1 || sb == 1, shape, "shapes ", shape_str(a), " and ", shape_str(b),
+                      " cannot be broadcast together: dimension ", -std::int64_t(i) - 1, " has sizes ", sa, " and ", sb,
+                      " (sizes must be equal, or one of them 1)");
+        out[n - 1 - i] = sa == 1 ? sb : sa;
+    }
+    return out;
 }
 
 // Walks the old dimensions from the last, grouping runs of dimensions that are contiguous with

@@ -24,6 +24,10 @@ std::int64_t wrap_index(std::int64_t index, std::int64_t size, std::int64_t dim)
 /// Replaces one -1 in `shape` by what makes numel equal `total`; throws Error(shape) otherwise.
 Shape infer_size(const Shape& shape, std::int64_t total);
 
+/// The shape two shapes broadcast to (aligned at the right; each pair of sizes must be equal or
+/// one of them 1), or Error(shape) naming both shapes and the dimension that clashes.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
 /// Strides that let a tensor of (old_shape, old_strides) be viewed as new_shape without a copy,
 /// or an empty optional-like result (`ok == false`) when the memory layout does not allow it.
 struct ViewStrides {

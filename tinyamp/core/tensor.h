@@ -19,6 +19,7 @@
 namespace tinyamp {
 
 struct TensorImpl;
+class Node;
 
 class Tensor {
 public:
@@ -90,8 +91,19 @@ public:
         return static_cast<T*>(data_ptr());
     }
 
-    // ---- autograd flags and naming ----
+    // ---- autograd ----
+    /// True for a leaf marked with requires_grad_() and for every result computed from one.
     bool requires_grad() const;
+    /// True unless an op recorded in the graph made this tensor.
+    bool is_leaf() const;
+    /// The graph node that made this tensor (null for leaves and for results of no-grad code).
+    const std::shared_ptr<Node>& grad_fn() const;
+    std::string grad_fn_name() const;  ///< the node's op name, or "" for a leaf
+    /// The same data, cut from the graph: no grad_fn, requires_grad false, storage shared.
+    Tensor detach() const;
+    /// Backpropagates from this tensor into the .grad of every leaf that requires grad. The
+    /// gradient may be left out for a one-element tensor (it is then 1).
+    void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;
     /// Marks this tensor for gradients; only floating point tensors can have them.
     const Tensor& requires_grad_(bool requires_grad = true) const;
     /// The accumulated gradient (undefined until a backward pass writes one).
@@ -109,7 +121,6 @@ public:
 
 private:
     TensorImpl& checked() const;
-    Tensor make_view(Shape shape, Strides strides, std::int64_t offset) const;
     std::int64_t element_offset(const std::int64_t* index, std::size_t count) const;
 
     std::shared_ptr<TensorImpl> impl_;
@@ -122,9 +133,11 @@ struct TensorImpl {
     Strides strides;
     std::int64_t offset = 0;  // in elements
     DType dtype = DType::f32;
-    bool requires_grad = false;
+    bool requires_grad = false;          // set on leaves by requires_grad_()
     Tensor grad;
     std::string name;
+    std::shared_ptr<Node> grad_fn;       // the op that made this tensor, when recorded
+    std::weak_ptr<Node> grad_accumulator;  // leaves: the node adding into .grad (made on first use)
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);

@@ -1,0 +1,49 @@
+#pragma once
+// Row reductions over a contiguous [rows, cols] buffer, accumulating in the compute type
+// (f32 for f16/bf16/f32, f64 for f64, i64 for integers): the answer is rounded once, at the end.
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/cpu/elementwise.h"
+
+namespace tinyamp::kernels::cpu {
+
+template <class T>
+using accumulate_t = std::conditional_t<std::is_same_v<T, bool>, std::int64_t, compute_t<T>>;
+
+/// out[r] = sum of row r (times `scale`, e.g. 1/cols for a mean).
+template <class In, class Out>
+void sum_rows(const In* x, std::int64_t rows, std::int64_t cols, Out* out, double scale = 1.0)
+{
+    for (std::int64_t r = 0; r < rows; ++r) {
+        accumulate_t<In> total = 0;
+        const In* row = x + r * cols;
+        for (std::int64_t c = 0; c < cols; ++c) total += accumulate_t<In>(load(row[c]));
+        out[r] = scale == 1.0 ? store<Out>(total) : store<Out>(compute_t<Out>(double(total) * scale));
+    }
+}
+
+/// The largest value of each row and its first position. NaN counts as the largest (as in
+/// PyTorch), so a NaN anywhere in a row is reported.
+template <class T>
+void max_rows(const T* x, std::int64_t rows, std::int64_t cols, T* values, std::int64_t* indices)
+{
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const T* row = x + r * cols;
+        std::int64_t best = 0;
+        auto best_value = load(row[0]);
+        for (std::int64_t c = 1; c < cols; ++c) {
+            const auto v = load(row[c]);
+            if (best_value != best_value) break;  // NaN found: it stays the max
+            if (v > best_value || v != v) {
+                best_value = v;
+                best = c;
+            }
+        }
+        if (values) values[r] = row[best];
+        if (indices) indices[r] = best;
+    }
+}
+
+}  // namespace tinyamp::kernels::cpu

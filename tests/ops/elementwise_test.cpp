@@ -1,0 +1,212 @@
+// Elementwise ops: gradients by gradcheck in f64; f16/bf16 results within the dtype tolerance of
+// f64; PyTorch's type promotion and broadcasting; errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include <tinyamp/tinyamp.h>
+
+#include "tests/support/expect_error.h"
+#include "tests/support/tolerance.h"
+
+using namespace tinyamp;
+using tinyamp::test::check_close;
+using tinyamp::test::error_message;
+
+namespace {
+
+using Unary = std::function<Tensor(const Tensor&)>;
+using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+
+// Inputs away from every op's edge (log/sqrt need x > 0, relu's kink at 0).
+Tensor positive_input(const Shape& shape, std::uint64_t seed)
+{
+    Generator gen(seed);
+    return add(mul(rand(shape, f64, gen), 2.0), 0.25);
+}
+
+Tensor signed_input(const Shape& shape, std::uint64_t seed)
+{
+    Generator gen(seed);
+    Tensor x = randn(shape, f64, gen);
+    return add(x, mul(sub(gt(x, 0.0).to(f64), 0.5), 0.2));  // push values at least 0.1 away from 0
+}
+
+void check_unary_gradient(const char* name, const Unary& op, const Tensor& x)
+{
+    INFO(name);
+    const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return op(in[0]); }, {x.requires_grad_()});
+    INFO(r.report);
+    CHECK(r.ok);
+}
+
+// The op on f16/bf16 inputs vs the op in f64 on those same rounded inputs.
+void check_unary_low_precision(const char* name, const Unary& op, const Tensor& x64)
+{
+    for (DType d : {f16, bf16, f32}) {
+        INFO(name << " in " << dtype_name(d));
+        const Tensor x = x64.to(d);
+        const Tensor y = op(x);
+        CHECK(y.dtype() == d);
+        check_close(y, op(x.to(f64)), d);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("unary math ops: f64 gradients, and f16/bf16 results within 2 ulps of f64")
+{
+    const std::vector<std::pair<const char*, Unary>> positive_domain = {
+        {"exp", [](const Tensor& x) { return exp(x); }},   {"log", [](const Tensor& x) { return log(x); }},
+        {"sqrt", [](const Tensor& x) { return sqrt(x); }}, {"pow 1.5", [](const Tensor& x) { return pow(x, 1.5); }},
+        {"pow -2", [](const Tensor& x) { return pow(x, -2.0); }},
+    };
+    const std::vector<std::pair<const char*, Unary>> any_sign = {
+        {"neg", [](const Tensor& x) { return neg(x); }},         {"tanh", [](const Tensor& x) { return tanh(x); }},
+        {"sigmoid", [](const Tensor& x) { return sigmoid(x); }}, {"erf", [](const Tensor& x) { return erf(x); }},
+        {"relu", [](const Tensor& x) { return relu(x); }},       {"gelu", [](const Tensor& x) { return gelu(x); }},
+        {"pow 2", [](const Tensor& x) { return pow(x, 2.0); }},  {"pow 3", [](const Tensor& x) { return pow(x, 3.0); }},
+    };
+    for (const auto& [name, op] : positive_domain) {
+        check_unary_gradient(name, op, positive_input({3, 4}, 1));
+        check_unary_low_precision(name, op, positive_input({64}, 2));
+    }
+    for (const auto& [name, op] : any_sign) {
+        check_unary_gradient(name, op, signed_input({3, 4}, 3));
+        check_unary_low_precision(name, op, signed_input({64}, 4));
+    }
+}
+
+TEST_CASE("unary ops at known points")
+{
+    CHECK(gelu(tensor({1.0}, f64)).item() == doctest::Approx(0.8413447460685429).epsilon(1e-15));
+    CHECK(sigmoid(tensor({-1000.0, 1000.0}, f32)).to_vector() == std::vector<double>{0.0, 1.0});  // no overflow to NaN
+    CHECK(relu(tensor({-2.0, 0.0, 3.0}, i64)).to_vector() == std::vector<double>{0, 0, 3});
+    CHECK(relu(tensor({-2.0, 3.0}, i64)).dtype() == i64);
+    CHECK(exp(tensor({0.0, 1.0}, i64)).dtype() == f32);  // integer inputs compute in f32, as in PyTorch
+}
+
+TEST_CASE("binary arithmetic: f64 gradients through broadcasting")
+{
+    const std::vector<std::pair<const char*, Binary>> ops = {
+        {"add", [](const Tensor& a, const Tensor& b) { return add(a, b); }},
+        {"sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); }},
+        {"mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }},
+        {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); }},
+        {"pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); }},
+    };
+    for (const auto& [name, op] : ops) {
+        for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{4, 1}, {1, 3}}, {{2, 3}, {}}}) {
+            INFO(name << " " << shape_str(sa) << " with " << shape_str(sb));
+            const Tensor a = positive_input(sa, 5).requires_grad_();
+            const Tensor b = positive_input(sb, 6).requires_grad_();
+            const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return op(in[0], in[1]); }, {a, b});
+            INFO(r.report);
+            CHECK(r.ok);
+        }
+    }
+}
+
+TEST_CASE("binary arithmetic: f16/bf16 results within 2 ulps of f64")
+{
+    const Tensor a64 = positive_input({5, 7}, 7), b64 = signed_input({7}, 8);
+    for (DType d : {f16, bf16}) {
+        const Tensor a = a64.to(d), b = b64.to(d);
+        const Tensor a_exact = a.to(f64), b_exact = b.to(f64);
+        check_close(add(a, b), add(a_exact, b_exact), d);
+        check_close(sub(a, b), sub(a_exact, b_exact), d);
+        check_close(mul(a, b), mul(a_exact, b_exact), d);
+        check_close(div(a, b), div(a_exact, b_exact), d);
+        check_close(pow(a, b), pow(a_exact, b_exact), d);
+    }
+}
+
+TEST_CASE("type promotion matches PyTorch")
+{
+    const Tensor h = ones({2}, f16), b = ones({2}, bf16), f = ones({2}, f32), d = ones({2}, f64), n = ones({2}, i64);
+    CHECK(add(h, f).dtype() == f32);
+    CHECK(add(h, b).dtype() == f32);  // f16 with bf16: neither holds the other
+    CHECK(mul(b, f).dtype() == f32);
+    CHECK(add(f, d).dtype() == f64);
+    CHECK(add(n, h).dtype() == f16);
+    CHECK(add(n, n).dtype() == i64);
+    CHECK(div(n, n).dtype() == f32);  // true division
+    CHECK(add(h, 2.5).dtype() == f16);  // a plain number never widens a float tensor
+    CHECK(add(n, 2.5).dtype() == f32);
+    CHECK(add(n, 2.0).dtype() == i64);
+    CHECK(add(h, scalar_tensor(1.0, f64)).dtype() == f16);  // a 0-D tensor of the same category does not either
+    CHECK(add(n, scalar_tensor(1.0, f64)).dtype() == f64);  // ... unless it brings a higher category
+    CHECK(add(scalar_tensor(1.0, f16), scalar_tensor(1.0, f32)).dtype() == f32);  // two 0-D tensors: plain promotion
+    CHECK(add(ones({2}, boolean), ones({2}, f16)).dtype() == f16);
+    CHECK(gt(h, f).dtype() == boolean);
+}
+
+TEST_CASE("broadcasting follows PyTorch's right-aligned rule")
+{
+    const Tensor a = arange(0.0, 6.0, 1.0).reshape({2, 3});
+    const Tensor row = tensor({10.0, 20.0, 30.0});
+    const Tensor col = tensor({100.0, 200.0}).reshape({2, 1});
+    CHECK(add(a, row).to_vector() == std::vector<double>{10, 21, 32, 13, 24, 35});
+    CHECK(add(a, col).to_vector() == std::vector<double>{100, 101, 102, 203, 204, 205});
+    CHECK(add(col, row).shape() == Shape{2, 3});
+    CHECK(add(ones({4, 1, 3}), ones({2, 1})).shape() == Shape{4, 2, 3});
+    const std::string message = error_message([&] { add(ones({2, 3}), ones({4})); }, ErrorKind::shape);
+    CHECK(message == "shapes [2, 3] and [4] cannot be broadcast together: dimension -1 has sizes 3 and 4 (sizes must be equal, or one of them 1)");
+}
+
+TEST_CASE("the gradient of a broadcast input is summed back to its shape, and a mixed-dtype input gets its own dtype back")
+{
+    const Tensor w = ones({3}, f16).requires_grad_();
+    const Tensor x = arange(0.0, 6.0, 1.0, f32).reshape({2, 3}).requires_grad_();
+    sum(mul(x, w)).backward();
+    CHECK(w.grad().dtype() == f16);
+    CHECK(w.grad().shape() == Shape{3});
+    CHECK(w.grad().to_vector() == std::vector<double>{3, 5, 7});
+    CHECK(x.grad().dtype() == f32);
+    CHECK(x.grad().to_vector() == std::vector<double>{1, 1, 1, 1, 1, 1});
+}
+
+TEST_CASE("where picks elementwise and routes gradients to the chosen side")
+{
+    const Tensor a = tensor({1.0, 2.0, 3.0}, f64).requires_grad_();
+    const Tensor b = tensor({10.0, 20.0, 30.0}, f64).requires_grad_();
+    const Tensor cond = tensor({1.0, 0.0, 1.0}, boolean);
+    const Tensor y = where(cond, a, b);
+    CHECK(y.to_vector() == std::vector<double>{1, 20, 3});
+    sum(y).backward();
+    CHECK(a.grad().to_vector() == std::vector<double>{1, 0, 1});
+    CHECK(b.grad().to_vector() == std::vector<double>{0, 1, 0});
+    CHECK(error_message([&] { where(a, a, b); }, ErrorKind::dtype).find("needs a bool condition") != std::string::npos);
+}
+
+TEST_CASE("comparisons give bool tensors without gradients")
+{
+    const Tensor a = tensor({1.0, 2.0, 3.0}).requires_grad_();
+    const Tensor c = lt(a, 2.5);
+    CHECK(c.dtype() == boolean);
+    CHECK_FALSE(c.requires_grad());
+    CHECK(c.to_vector() == std::vector<double>{1, 1, 0});
+    CHECK(eq(tensor({1.0, 2.0}, i64), tensor({1.0, 5.0}, i64)).to_vector() == std::vector<double>{1, 0});
+    CHECK(ge(a, a).to_vector() == std::vector<double>{1, 1, 1});
+    CHECK(ne(a, 2.0).to_vector() == std::vector<double>{1, 0, 1});
+}
+
+TEST_CASE("operators read like math")
+{
+    const Tensor x = tensor({1.0, 2.0});
+    CHECK((2.0 * x + 1.0).to_vector() == std::vector<double>{3, 5});
+    CHECK((1.0 - x).to_vector() == std::vector<double>{0, -1});
+    CHECK((x / 2.0).to_vector() == std::vector<double>{0.5, 1});
+    CHECK((2.0 / x).to_vector() == std::vector<double>{2, 1});
+    CHECK((-x).to_vector() == std::vector<double>{-1, -2});
+    CHECK((x * x - x).to_vector() == std::vector<double>{0, 2});
+}
+
+TEST_CASE("elementwise errors say what to do")
+{
+    const Tensor flags = ones({2}, boolean);
+    CHECK(error_message([&] { add(flags, flags); }, ErrorKind::dtype).find("convert one with .to(i64) or .to(f32)") != std::string::npos);
+    CHECK(error_message([&] { neg(flags); }, ErrorKind::dtype).find("neg of a bool tensor") != std::string::npos);
+}

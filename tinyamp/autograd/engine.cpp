@@ -1,0 +1,118 @@
+#include "tinyamp/autograd/engine.h"
+
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/autograd/node.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/core/layout.h"
+#include "tinyamp/ops/elementwise.h"
+
+namespace tinyamp {
+namespace {
+
+// A gradient must have the dtype and shape its input had in forward. An op may hand back a
+// gradient in another float dtype (add of f16 and f32 computes in f32): it is cast back here, which
+// is also how the backward of a low-precision op stays in low precision.
+Tensor conform(const Tensor& grad, const TensorMeta& meta, const Node& node, std::size_t input)
+{
+    TINYAMP_CHECK(grad.shape() == meta.shape, shape, "backward of '", node.name(), "' produced a gradient of shape ",
+                  shape_str(grad.shape()), " for input ", input, ", whose shape is ", shape_str(meta.shape),
+                  " (a bug in that op's backward)");
+    return grad.dtype() == meta.dtype ? grad : grad.to(meta.dtype);
+}
+
+struct NodeOrder {  // the ready node with the largest sequence number (made last) runs first
+    bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
+};
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool retain_graph, bool create_graph)
+{
+    TINYAMP_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), value, "backward got ", outputs.size(), " outputs but ",
+                  grad_outputs.size(), " gradients; give one gradient per output (or none for one-element outputs)");
+
+    // 1. The root gradients.
+    std::vector<std::pair<Edge, Tensor>> roots;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        const Tensor& out = outputs[i];
+        TINYAMP_CHECK(out.requires_grad(), state, "output ", i, " of backward does not require grad and has no grad_fn, so there is "
+                      "nothing to differentiate; mark an input with requires_grad_() before computing it");
+        Tensor grad = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+        if (!grad.defined()) {
+            TINYAMP_CHECK(out.numel() == 1, shape, "backward() on a tensor of shape ", shape_str(out.shape()), " needs an explicit gradient: "
+                          "the gradient can only be implied (as 1) for one-element outputs; pass one of the same shape, or reduce first (e.g. sum)");
+            grad = ones_like(out);
+        }
+        TINYAMP_CHECK(grad.shape() == out.shape(), shape, "the gradient given to backward has shape ", shape_str(grad.shape()),
+                      " but output ", i, " has shape ", shape_str(out.shape()), "; they must match");
+        roots.emplace_back(gradient_edge(out), grad.dtype() == out.dtype() ? grad : grad.to(out.dtype()));
+    }
+
+    // 2. How many gradients will arrive at each node (iterative depth-first walk).
+    std::unordered_map<Node*, int> pending;
+    std::vector<Node*> stack;
+    for (auto& [edge, grad] : roots) {
+        if (!pending.count(edge.node.get())) {
+            pending[edge.node.get()] = 0;
+            stack.push_back(edge.node.get());
+        }
+    }
+    while (!stack.empty()) {
+        Node* node = stack.back();
+        stack.pop_back();
+        for (const Edge& next : node->next_edges) {
+            if (!next.valid()) continue;
+            auto [it, first_visit] = pending.try_emplace(next.node.get(), 0);
+            ++it->second;
+            if (first_visit) stack.push_back(next.node.get());
+        }
+    }
+
+    // 3. Run each node once all its gradients have arrived, passing results along its edges.
+    GradModeGuard grad_mode(create_graph);
+    std::unordered_map<Node*, Tensor> arrived;  // summed gradient of each node's output
+    std::priority_queue<Node*, std::vector<Node*>, NodeOrder> ready;
+    for (auto& [edge, grad] : roots) {
+        Tensor& slot = arrived[edge.node.get()];
+        slot = slot.defined() ? add(slot, grad) : grad;
+    }
+    for (auto& [edge, grad] : roots)
+        if (pending[edge.node.get()] == 0) {
+            pending[edge.node.get()] = -1;  // queued
+            ready.push(edge.node.get());
+        }
+    std::vector<std::shared_ptr<Node>> keep_alive;  // nodes stay valid while we walk them
+    for (auto& [edge, grad] : roots) keep_alive.push_back(edge.node);
+    while (!ready.empty()) {
+        Node* node = ready.top();
+        ready.pop();
+        const Tensor grad_output = std::move(arrived[node]);
+        arrived.erase(node);
+        // Every branch into this node gave "no gradient": it has nothing to pass on.
+        std::vector<Tensor> grads = grad_output.defined() ? node->apply(grad_output) : std::vector<Tensor>{};
+        if (!retain_graph) node->release_saved();
+        for (std::size_t i = 0; i < node->next_edges.size(); ++i) {
+            const Edge& next = node->next_edges[i];
+            if (!next.valid() || i >= grads.size() || !grads[i].defined()) {
+                if (next.valid() && --pending[next.node.get()] == 0) ready.push(next.node.get());
+                continue;
+            }
+            const Tensor grad = conform(grads[i], node->inputs[i], *node, i);
+            Tensor& slot = arrived[next.node.get()];
+            slot = slot.defined() ? add(slot, grad) : grad;
+            keep_alive.push_back(next.node);
+            if (--pending[next.node.get()] == 0) ready.push(next.node.get());
+        }
+    }
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const
+{
+    tinyamp::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+}  // namespace tinyamp

@@ -1,0 +1,54 @@
+#include "tinyamp/autograd/node.h"
+
+#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/layout.h"
+#include "tinyamp/ops/elementwise.h"
+
+namespace tinyamp {
+
+std::uint64_t next_sequence_nr()
+{
+    thread_local std::uint64_t counter = 0;
+    return ++counter;
+}
+
+TensorMeta meta_of(const Tensor& t) { return {t.dtype(), t.shape(), t.device()}; }
+
+AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(leaf)
+{
+    const Tensor t(leaf);
+    inputs.push_back(meta_of(t));
+    output = meta_of(t);
+}
+
+std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
+{
+    const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
+    if (!leaf) return {};  // the parameter is gone: nobody will read its gradient
+    // The first gradient is copied (contiguous, owned by this leaf alone), and later ones are added
+    // out of place: a gradient buffer shared with another leaf or branch is never changed later,
+    // even by in-place updates such as GradScaler's unscale_.
+    if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
+        leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : grad_output;
+    } else {
+        leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : layout::clone(grad_output);
+    }
+    return {};
+}
+
+std::string Tensor::grad_fn_name() const { return grad_fn() ? grad_fn()->name() : std::string(); }
+
+Edge gradient_edge(const Tensor& t)
+{
+    const std::shared_ptr<TensorImpl>& impl = t.impl();
+    if (impl->grad_fn) return {impl->grad_fn, 0};
+    if (!impl->requires_grad) return {};
+    std::shared_ptr<Node> accumulator = impl->grad_accumulator.lock();
+    if (!accumulator) {  // one accumulator per leaf, shared by every op that uses it
+        accumulator = std::make_shared<AccumulateGrad>(impl);
+        impl->grad_accumulator = accumulator;
+    }
+    return {accumulator, 0};
+}
+
+}  // namespace tinyamp

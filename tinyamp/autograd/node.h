@@ -1,0 +1,67 @@
+#pragma once
+// Node: one recorded op in the backward graph. It knows its inputs (as edges to the nodes that
+// made them), the dtypes and shapes it ran with, and how to turn the gradient of its output into
+// gradients of its inputs. Leaves (tensors made by the user with requires_grad) end in an
+// AccumulateGrad node that adds into their .grad.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tinyamp/core/tensor.h"
+
+namespace tinyamp {
+
+class Node;
+
+/// Where the gradient of one input goes: input number `input_nr` of `node` (null: nowhere).
+struct Edge {
+    std::shared_ptr<Node> node;
+    int input_nr = 0;
+    bool valid() const { return node != nullptr; }
+};
+
+/// What an input looked like in the forward pass: its gradient must look the same.
+struct TensorMeta {
+    DType dtype = DType::f32;
+    Shape shape;
+    Device device = Device::cpu();
+};
+
+class Node {
+public:
+    virtual ~Node() = default;
+    /// "matmul", "add", "AccumulateGrad", ...
+    virtual std::string name() const = 0;
+    /// Gradients for each input, given the gradient of the output (an undefined Tensor for an
+    /// input that needs none).
+    virtual std::vector<Tensor> apply(const Tensor& grad_output) = 0;
+    /// Frees what the forward saved for backward (after a backward without retain_graph).
+    virtual void release_saved() {}
+
+    std::vector<Edge> next_edges;       ///< one per tensor input, in the op's argument order
+    std::vector<TensorMeta> inputs;     ///< dtype/shape/device of each tensor input
+    TensorMeta output;                  ///< dtype/shape/device of the output
+    std::uint64_t sequence_nr = 0;      ///< creation order: later nodes run first in backward
+};
+
+/// The node that adds incoming gradients into a leaf tensor's .grad.
+class AccumulateGrad : public Node {
+public:
+    explicit AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf);
+    std::string name() const override { return "AccumulateGrad"; }
+    std::vector<Tensor> apply(const Tensor& grad_output) override;
+    std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }
+
+private:
+    std::weak_ptr<TensorImpl> leaf_;  // weak: the graph must not keep parameters alive
+};
+
+/// A fresh, increasing number for each node made on this thread.
+std::uint64_t next_sequence_nr();
+/// The edge along which the gradient of `t` flows: its grad_fn, its leaf accumulator, or none.
+Edge gradient_edge(const Tensor& t);
+TensorMeta meta_of(const Tensor& t);
+
+}  // namespace tinyamp

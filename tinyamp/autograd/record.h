@@ -1,0 +1,84 @@
+#pragma once
+// The autograd layer of the dispatcher: runs an op's forward with grad mode off and, when an
+// input requires grad, records a Node whose backward is the op's backward.
+
+#include <concepts>
+#include <memory>
+#include <vector>
+
+#include "tinyamp/autograd/function.h"
+#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/autograd/node.h"
+
+namespace tinyamp::autograd {
+
+void check_gradient_count(const char* op, std::size_t got, std::size_t expected);
+
+/// The graph node of an op defined as a Function: its backward is Op::backward.
+template <class Op>
+class FunctionNode : public Node {
+public:
+    Context ctx;
+    std::string name() const override { return Op::name; }
+    std::vector<Tensor> apply(const Tensor& grad_output) override
+    {
+        std::vector<Tensor> grads = Op::backward(ctx, grad_output);
+        check_gradient_count(Op::name, grads.size(), next_edges.size());
+        return grads;
+    }
+    void release_saved() override { ctx.release(); }
+};
+
+// The tensors among an op's arguments, in order (an undefined Tensor, e.g. no bias, counts too).
+inline void collect_tensors(std::vector<Tensor>& out, const Tensor& t) { out.push_back(t); }
+inline void collect_tensors(std::vector<Tensor>& out, const std::vector<Tensor>& ts) { out.insert(out.end(), ts.begin(), ts.end()); }
+template <class A>
+void collect_tensors(std::vector<Tensor>&, const A&) {}
+
+/// All defined inputs on one device, or an Error naming the op and both devices.
+void check_same_device(const char* op, const std::vector<Tensor>& inputs);
+std::vector<bool> inputs_needing_grad(const std::vector<Tensor>& inputs);
+/// Fills in the node's edges and metadata and returns a handle to `output` that carries it.
+Tensor connect(const Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs);
+
+/// An op with a backward; ops without one (comparisons, argmax) are never recorded.
+template <class Op>
+concept Differentiable = requires(Context& ctx, const Tensor& grad) {
+    { Op::backward(ctx, grad) } -> std::same_as<std::vector<Tensor>>;
+};
+
+template <class Op, class... Args>
+Tensor run(const Args&... args)
+{
+    if constexpr (!Differentiable<Op>) {
+        std::vector<Tensor> inputs;
+        (collect_tensors(inputs, args), ...);
+        check_same_device(Op::name, inputs);
+        Context ctx;
+        ctx.set_op(Op::name, {});
+        GradModeGuard no_grad(false);
+        return Op::forward(ctx, args...);
+    } else {
+    std::vector<Tensor> inputs;
+    (collect_tensors(inputs, args), ...);
+    check_same_device(Op::name, inputs);
+    std::vector<bool> needs_grad = inputs_needing_grad(inputs);
+    bool record = false;
+    if (is_grad_enabled())
+        for (bool b : needs_grad) record = record || b;
+
+    std::shared_ptr<FunctionNode<Op>> node = record ? std::make_shared<FunctionNode<Op>>() : nullptr;
+    Context unrecorded;
+    Context& ctx = node ? node->ctx : unrecorded;
+    ctx.set_op(Op::name, std::move(needs_grad));
+    Tensor output;
+    {
+        GradModeGuard no_grad(false);  // ops used inside forward are not recorded themselves
+        output = Op::forward(ctx, args...);
+    }
+    if (!node || !is_floating_point(output.dtype())) return output;  // integer results have no gradient
+    return connect(output, node, inputs);
+    }
+}
+
+}  // namespace tinyamp::autograd

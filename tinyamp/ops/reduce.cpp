@@ -1,0 +1,240 @@
+#include "tinyamp/ops/reduce.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/reduce.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/core/layout.h"
+#include "tinyamp/dispatch.h"
+#include "tinyamp/ops/elementwise.h"
+#include "tinyamp/ops/type_promotion.h"
+
+namespace tinyamp {
+namespace {
+
+// The dims to reduce, wrapped, sorted and checked once; empty `dims` means all of them.
+std::vector<std::int64_t> reduced_dims(const char* op, const Tensor& x, const std::vector<std::int64_t>& dims)
+{
+    std::vector<std::int64_t> out;
+    if (dims.empty()) {
+        for (std::int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
+        return out;
+    }
+    for (std::int64_t d : dims) out.push_back(wrap_dim(d, x.dim()));
+    std::sort(out.begin(), out.end());
+    TINYAMP_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), index, op, ": dims ", shape_str(dims),
+                  " name a dimension twice; name each once");
+    if (x.dim() == 0) out.clear();  // a scalar reduces over nothing
+    return out;
+}
+
+struct Reduction {
+    Tensor rows;        // x permuted so kept dims come first, reduced dims last, contiguous
+    std::int64_t outer; // product of kept sizes
+    std::int64_t inner; // product of reduced sizes
+    Shape out_shape;    // without keepdim
+    Shape keep_shape;   // with keepdim (1 in each reduced dim)
+};
+
+Reduction prepare(const Tensor& x, const std::vector<std::int64_t>& dims)
+{
+    std::vector<bool> reduced(std::size_t(x.dim()), false);
+    for (auto d : dims) reduced[std::size_t(d)] = true;
+    std::vector<std::int64_t> order;
+    Reduction r{Tensor(), 1, 1, {}, {}};
+    for (std::int64_t d = 0; d < x.dim(); ++d)
+        if (!reduced[std::size_t(d)]) {
+            order.push_back(d);
+            r.outer *= x.size(d);
+            r.out_shape.push_back(x.size(d));
+        }
+    for (std::int64_t d : dims) {
+        order.push_back(d);
+        r.inner *= x.size(d);
+    }
+    for (std::int64_t d = 0; d < x.dim(); ++d) r.keep_shape.push_back(reduced[std::size_t(d)] ? 1 : x.size(d));
+    r.rows = layout::contiguous(layout::permute(x, order));
+    return r;
+}
+
+DType sum_dtype(DType d) { return is_floating_point(d) ? d : DType::i64; }
+
+Tensor sum_kernel(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, double scale)
+{
+    const Reduction r = prepare(x, dims);
+    Tensor out = empty(keepdim ? r.keep_shape : r.out_shape, sum_dtype(x.dtype()));
+    visit_dtype(x.dtype(), [&](auto in_tag) {
+        using In = decltype(in_tag);
+        if constexpr (std::is_same_v<In, std::int64_t> || std::is_same_v<In, bool>)
+            kernels::cpu::sum_rows(r.rows.data_ptr<In>(), r.outer, r.inner, out.data_ptr<std::int64_t>());
+        else
+            kernels::cpu::sum_rows(r.rows.data_ptr<In>(), r.outer, r.inner, out.data_ptr<In>(), scale);
+    });
+    return out;
+}
+
+struct SumOp {
+    static constexpr const char* name = "sum";
+    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+    {
+        require_cpu(name, {x});
+        const auto reduce = reduced_dims(name, x, dims);
+        ctx.save("input_shape", x.shape());
+        ctx.save("keep_shape", prepare(x, reduce).keep_shape);
+        return sum_kernel(x, reduce, keepdim, 1.0);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        // Every input element contributed once: spread the gradient back over the reduced dims.
+        return {grad.reshape(ctx.get<Shape>("keep_shape")).expand(ctx.get<Shape>("input_shape"))};
+    }
+};
+
+struct MeanOp {
+    static constexpr const char* name = "mean";
+    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+    {
+        require_cpu(name, {x});
+        TINYAMP_CHECK(is_floating_point(x.dtype()), dtype, "mean needs a floating point tensor, got ", dtype_name(x.dtype()),
+                      "; convert it with .to(f32) first");
+        const auto reduce = reduced_dims(name, x, dims);
+        const Reduction r = prepare(x, reduce);
+        ctx.save("input_shape", x.shape());
+        ctx.save("keep_shape", r.keep_shape);
+        ctx.save("count", double(r.inner));
+        return sum_kernel(x, reduce, keepdim, 1.0 / double(r.inner));
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        const Tensor spread = grad.reshape(ctx.get<Shape>("keep_shape")).expand(ctx.get<Shape>("input_shape"));
+        return {div(spread, ctx.get<double>("count"))};
+    }
+};
+
+// Along one dim: (values, indices). The index tensor is computed first, without a gradient;
+// the values op takes it and sends each gradient back to where its maximum came from.
+Tensor argmax_kernel(const Tensor& x, std::int64_t dim, bool keepdim)
+{
+    TINYAMP_CHECK(x.numel() > 0, shape, "max/argmax of an empty tensor (shape ", shape_str(x.shape()), ") has no answer");
+    const Reduction r = prepare(x, {dim});
+    Tensor indices = empty(keepdim ? r.keep_shape : r.out_shape, DType::i64);
+    visit_dtype(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        kernels::cpu::max_rows<T>(r.rows.data_ptr<T>(), r.outer, r.inner, nullptr, indices.data_ptr<std::int64_t>());
+    });
+    return indices;
+}
+
+struct ArgmaxOp {
+    static constexpr const char* name = "argmax";
+    static Tensor forward(Context&, const Tensor& x, std::int64_t dim, bool keepdim)
+    {
+        require_cpu(name, {x});
+        if (x.dim() == 0) return zeros({}, DType::i64);
+        return argmax_kernel(x, wrap_dim(dim, x.dim()), keepdim);
+    }
+};
+
+// The values at `indices` along `dim` (indices from argmax): differentiable in x. Both use the
+// same [kept dims..., dim] row layout, so row r's maximum is rows[r][indices[r]].
+struct MaxAlongOp {
+    static constexpr const char* name = "max";
+    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& indices, std::int64_t dim, bool keepdim)
+    {
+        ctx.save_for_backward({indices});
+        ctx.save("input_shape", x.shape());
+        ctx.save("dim", dim);
+        const Reduction r = prepare(x, {dim});
+        const Tensor idx = layout::contiguous(indices);
+        Tensor values = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype());
+        const auto bytes = std::size_t(x.element_size());
+        const auto* src = static_cast<const unsigned char*>(r.rows.data_ptr());
+        auto* dst = static_cast<unsigned char*>(values.data_ptr());
+        const std::int64_t* at = idx.data_ptr<std::int64_t>();
+        for (std::int64_t row = 0; row < r.outer; ++row) {
+            const std::size_t from = std::size_t(row * r.inner + at[row]) * bytes;
+            std::copy(src + from, src + from + bytes, dst + std::size_t(row) * bytes);
+        }
+        return values;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        // Each gradient goes back to the one position its maximum came from; all others get 0.
+        // Built in forward's [kept dims..., dim] layout, then permuted back to x's order.
+        const Tensor& indices = ctx.saved_tensors()[0];
+        const Shape& shape = ctx.get<Shape>("input_shape");
+        const auto dim = ctx.get<std::int64_t>("dim");
+        std::vector<std::int64_t> order;
+        for (std::int64_t d = 0; d < std::int64_t(shape.size()); ++d)
+            if (d != dim) order.push_back(d);
+        order.push_back(dim);
+        Shape permuted_shape;
+        std::vector<std::int64_t> back(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            permuted_shape.push_back(shape[std::size_t(order[i])]);
+            back[std::size_t(order[i])] = std::int64_t(i);
+        }
+        Tensor rows = zeros(permuted_shape, grad.dtype());
+        const Tensor g = layout::contiguous(grad);
+        const Tensor idx = layout::contiguous(indices);
+        const std::int64_t inner = shape[std::size_t(dim)];
+        const auto bytes = std::size_t(grad.element_size());
+        const auto* src = static_cast<const unsigned char*>(g.data_ptr());
+        auto* dst = static_cast<unsigned char*>(rows.data_ptr());
+        const std::int64_t* at = idx.data_ptr<std::int64_t>();
+        for (std::int64_t row = 0; row < g.numel(); ++row)
+            std::copy(src + std::size_t(row) * bytes, src + std::size_t(row + 1) * bytes, dst + std::size_t(row * inner + at[row]) * bytes);
+        return {layout::contiguous(layout::permute(rows, back)), Tensor()};
+    }
+};
+
+}  // namespace
+
+Tensor sum(const Tensor& x) { return dispatch<SumOp>(x, std::vector<std::int64_t>{}, false); }
+Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+{
+    TINYAMP_CHECK(!dims.empty() || x.dim() == 0, index, "sum: an empty list of dims would reduce nothing; call sum(x) for all dims");
+    return dispatch<SumOp>(x, dims, keepdim);
+}
+Tensor mean(const Tensor& x) { return dispatch<MeanOp>(x, std::vector<std::int64_t>{}, false); }
+Tensor mean(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+{
+    TINYAMP_CHECK(!dims.empty() || x.dim() == 0, index, "mean: an empty list of dims would reduce nothing; call mean(x) for all dims");
+    return dispatch<MeanOp>(x, dims, keepdim);
+}
+
+Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim) { return dispatch<ArgmaxOp>(x, dim, keepdim); }
+Tensor argmax(const Tensor& x) { return argmax(x.reshape({-1}), 0, false); }
+
+MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim)
+{
+    if (x.dim() == 0) return {x, zeros({}, DType::i64)};
+    const std::int64_t d = wrap_dim(dim, x.dim());
+    const Tensor indices = argmax(x, d, keepdim);
+    return {dispatch<MaxAlongOp>(x, indices, d, keepdim), indices};
+}
+
+Tensor max(const Tensor& x) { return max(x.reshape({-1}), 0, false).values; }
+
+Tensor sum_to(const Tensor& x, const Shape& shape)
+{
+    if (x.shape() == shape) return x;
+    TINYAMP_CHECK(std::int64_t(shape.size()) <= x.dim(), shape, "sum_to: cannot sum shape ", shape_str(x.shape()), " down to the longer ",
+                  shape_str(shape));
+    const std::size_t lead = std::size_t(x.dim()) - shape.size();
+    std::vector<std::int64_t> dims;
+    for (std::size_t d = 0; d < std::size_t(x.dim()); ++d) {
+        if (d < lead) {
+            dims.push_back(std::int64_t(d));
+        } else if (shape[d - lead] == 1 && x.size(std::int64_t(d)) != 1) {
+            dims.push_back(std::int64_t(d));
+        } else {
+            TINYAMP_CHECK(shape[d - lead] == x.size(std::int64_t(d)), shape, "sum_to: shape ", shape_str(x.shape()),
+                          " is not a broadcast of ", shape_str(shape));
+        }
+    }
+    const Tensor summed = dims.empty() ? x : sum(x, dims, true);
+    return summed.reshape(shape);
+}
+
+}  // namespace tinyamp

@@ -1,0 +1,216 @@
+// Tensor's layout methods as ops: views (shape, strides and offset change; storage is shared),
+// copies, and the dtype/device casts. Each forward calls tinyamp::layout; each backward maps the
+// gradient back to the input's layout. Going through the dispatcher gives them gradients and a
+// trace entry like every other op.
+#include <numeric>
+
+#include "kernels/cpu/strided_copy.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/core/layout.h"
+#include "tinyamp/dispatch.h"
+#include "tinyamp/ops/reduce.h"
+
+namespace tinyamp {
+namespace {
+
+struct ViewOp {
+    static constexpr const char* name = "view";
+    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
+    {
+        ctx.save("input_shape", x.shape());
+        return layout::view(x, shape);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+};
+
+struct ReshapeOp {
+    static constexpr const char* name = "reshape";
+    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
+    {
+        ctx.save("input_shape", x.shape());
+        return layout::reshape(x, shape);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+};
+
+struct TransposeOp {
+    static constexpr const char* name = "transpose";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim0, std::int64_t dim1)
+    {
+        ctx.save("dims", std::pair{dim0, dim1});
+        return layout::transpose(x, dim0, dim1);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        const auto [dim0, dim1] = ctx.get<std::pair<std::int64_t, std::int64_t>>("dims");
+        return {grad.transpose(dim0, dim1)};
+    }
+};
+
+struct PermuteOp {
+    static constexpr const char* name = "permute";
+    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims)
+    {
+        Tensor out = layout::permute(x, dims);  // checks dims first
+        std::vector<std::int64_t> inverse(dims.size());
+        for (std::size_t i = 0; i < dims.size(); ++i) inverse[std::size_t(wrap_dim(dims[i], x.dim()))] = std::int64_t(i);
+        ctx.save("inverse", inverse);
+        return out;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        return {grad.permute(ctx.get<std::vector<std::int64_t>>("inverse"))};
+    }
+};
+
+struct SliceArgs {
+    Shape input_shape;
+    std::int64_t dim, start, end, step;
+};
+
+// The gradient of a slice: zeros shaped like the sliced input, with the gradient written into
+// the sliced part. Its own gradient is the same slice again.
+struct SliceBackwardOp {
+    static constexpr const char* name = "slice_backward";
+    static Tensor forward(Context& ctx, const Tensor& grad, const SliceArgs& args)
+    {
+        ctx.save("args", args);
+        Tensor out = zeros(args.input_shape, grad.dtype(), grad.device());
+        const Tensor part = layout::slice(out, args.dim, args.start, args.end, args.step);
+        const Tensor src = layout::contiguous(grad);
+        kernels::cpu::strided_scatter(src.data_ptr(), part.shape().data(), part.strides().data(), int(part.dim()), part.element_size(),
+                                      part.data_ptr());
+        return out;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        const auto& a = ctx.get<SliceArgs>("args");
+        return {grad.slice(a.dim, a.start, a.end, a.step)};
+    }
+};
+
+struct SliceOp {
+    static constexpr const char* name = "slice";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step)
+    {
+        Tensor out = layout::slice(x, dim, start, end, step);  // checks the arguments first
+        ctx.save("args", SliceArgs{x.shape(), dim, start, end, step});
+        return out;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        return {dispatch<SliceBackwardOp>(grad, ctx.get<SliceArgs>("args"))};
+    }
+};
+
+struct SelectOp {
+    static constexpr const char* name = "select";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t index)
+    {
+        Tensor out = layout::select(x, dim, index);  // checks the arguments first
+        const std::int64_t d = wrap_dim(dim, x.dim());
+        const std::int64_t i = index < 0 ? index + x.size(d) : index;
+        ctx.save("args", SliceArgs{x.shape(), d, i, i + 1, 1});
+        return out;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        const auto& args = ctx.get<SliceArgs>("args");
+        return {dispatch<SliceBackwardOp>(grad.unsqueeze(args.dim), args)};
+    }
+};
+
+// unsqueeze, squeeze: the gradient only needs the input's shape back.
+struct UnsqueezeOp {
+    static constexpr const char* name = "unsqueeze";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
+    {
+        ctx.save("input_shape", x.shape());
+        return layout::unsqueeze(x, dim);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+};
+
+struct SqueezeOp {
+    static constexpr const char* name = "squeeze";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
+    {
+        ctx.save("input_shape", x.shape());
+        return layout::squeeze(x, dim);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+};
+
+struct ExpandOp {
+    static constexpr const char* name = "expand";
+    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
+    {
+        ctx.save("input_shape", x.shape());
+        return layout::expand(x, shape);
+    }
+    // Every copy made by broadcasting passes its gradient back to the one element it came from.
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {sum_to(grad, ctx.get<Shape>("input_shape"))}; }
+};
+
+struct CloneOp {
+    static constexpr const char* name = "clone";
+    static Tensor forward(Context&, const Tensor& x) { return layout::clone(x); }
+    static std::vector<Tensor> backward(Context&, const Tensor& grad) { return {grad}; }
+};
+
+// The cast: its backward casts the gradient back to the dtype the input had.
+struct ToDTypeOp {
+    static constexpr const char* name = "to";
+    static Tensor forward(Context& ctx, const Tensor& x, DType dtype)
+    {
+        ctx.save("source", x.dtype());
+        return layout::convert(x, dtype);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<DType>("source"))}; }
+};
+
+struct ToDeviceOp {
+    static constexpr const char* name = "to_device";
+    static Tensor forward(Context& ctx, const Tensor& x, Device device)
+    {
+        ctx.save("source", x.device());
+        return layout::to_device(x, device);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<Device>("source"))}; }
+};
+
+}  // namespace
+
+Tensor Tensor::view(const Shape& shape) const { return dispatch<ViewOp>(*this, shape); }
+Tensor Tensor::reshape(const Shape& shape) const { return dispatch<ReshapeOp>(*this, shape); }
+Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const { return dispatch<TransposeOp>(*this, dim0, dim1); }
+Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const { return dispatch<PermuteOp>(*this, dims); }
+Tensor Tensor::slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) const
+{
+    return dispatch<SliceOp>(*this, dim, start, end, step);
+}
+Tensor Tensor::select(std::int64_t dim, std::int64_t index) const { return dispatch<SelectOp>(*this, dim, index); }
+Tensor Tensor::unsqueeze(std::int64_t dim) const { return dispatch<UnsqueezeOp>(*this, dim); }
+Tensor Tensor::squeeze(std::int64_t dim) const { return dispatch<SqueezeOp>(*this, dim); }
+Tensor Tensor::expand(const Shape& shape) const { return dispatch<ExpandOp>(*this, shape); }
+Tensor Tensor::clone() const { return dispatch<CloneOp>(*this); }
+
+Tensor Tensor::t() const
+{
+    if (dim() > 2) layout::t(*this);  // throws the explanation
+    return dim() == 2 ? transpose(0, 1) : *this;
+}
+
+Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const
+{
+    layout::narrow(*this, dim, start, length);  // validates the arguments and explains any mistake
+    const std::int64_t begin = start < 0 ? start + size(dim) : start;
+    return slice(dim, begin, begin + length);
+}
+
+// As in PyTorch, these return the tensor itself when there is nothing to do.
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::to(DType dtype) const { return dtype == this->dtype() ? *this : dispatch<ToDTypeOp>(*this, dtype); }
+Tensor Tensor::to(Device device) const { return device == this->device() ? *this : dispatch<ToDeviceOp>(*this, device); }
+
+}  // namespace tinyamp
