@@ -36,7 +36,7 @@ Tensor signed_input(const Shape& shape, std::uint64_t seed)
 
 void check_unary_gradient(const char* name, const Unary& op, const Tensor& x)
 {
-    INFO(name);
+    INFO(std::string(name));
     const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return op(in[0]); }, {x.requires_grad_()});
     INFO(r.report);
     CHECK(r.ok);
@@ -46,7 +46,7 @@ void check_unary_gradient(const char* name, const Unary& op, const Tensor& x)
 void check_unary_low_precision(const char* name, const Unary& op, const Tensor& x64)
 {
     for (DType d : {f16, bf16, f32}) {
-        INFO(name << " in " << dtype_name(d));
+        INFO(std::string(name) << " in " << std::string(dtype_name(d)));
         const Tensor x = x64.to(d);
         const Tensor y = op(x);
         CHECK(y.dtype() == d);
@@ -99,7 +99,7 @@ TEST_CASE("binary arithmetic: f64 gradients through broadcasting")
     };
     for (const auto& [name, op] : ops) {
         for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{4, 1}, {1, 3}}, {{2, 3}, {}}}) {
-            INFO(name << " " << shape_str(sa) << " with " << shape_str(sb));
+            INFO(std::string(name) << " " << shape_str(sa) << " with " << shape_str(sb));
             const Tensor a = positive_input(sa, 5).requires_grad_();
             const Tensor b = positive_input(sb, 6).requires_grad_();
             const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return op(in[0], in[1]); }, {a, b});

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "tinyamp/core/dtype.h"
@@ -30,6 +31,14 @@ inline Tolerance tolerance_for(DType dtype, double scale, double ulps = 2.0)
 {
     const double eps = traits(dtype).eps;
     return {ulps * eps, ulps * eps * scale};
+}
+
+/// The ulps to allow for a result that sums `terms` values in its own dtype: f32/f64 results
+/// also carry the rounding of that sum (up to about terms/2 ulps for recursive summation), while
+/// f16/bf16 results are summed in f32, far below their own ulp, and keep the default 2.
+inline double ulps_for(DType dtype, std::int64_t terms)
+{
+    return dtype == DType::f32 || dtype == DType::f64 ? 2.0 + double(terms) / 2 : 2.0;
 }
 
 /// Checks every element of `actual` (any dtype) against `expected` (computed in f64).
@@ -50,7 +59,7 @@ inline void check_close(const Tensor& actual, const Tensor& expected, DType dtyp
         if (both_nan || same_inf || std::abs(a[i] - e[i]) <= tol.atol + tol.rtol * std::abs(e[i])) continue;
         if (failures++ < 5) details << "element " << i << ": " << a[i] << " vs f64 " << e[i] << "; ";
     }
-    INFO(dtype_name(dtype) << " result vs f64 (rtol " << tol.rtol << ", atol " << tol.atol << "): " << details.str());
+    INFO(std::string(dtype_name(dtype)) << " result vs f64 (rtol " << tol.rtol << ", atol " << tol.atol << "): " << details.str());
     CHECK(failures == 0);
 }
 

@@ -29,7 +29,8 @@ namespace tinyamp {
 class Context {
 public:
     void save_for_backward(std::vector<Tensor> tensors);
-    /// Throws once a backward without retain_graph has freed them.
+    /// Throws once a backward without retain_graph has freed them, or if one of them was
+    /// overwritten in place (copy_, set) after it was saved.
     const std::vector<Tensor>& saved_tensors() const;
     /// Whether the i-th tensor argument of forward needs a gradient (skip work when it does not).
     bool needs_input_grad(std::size_t i) const;
@@ -56,6 +57,7 @@ public:
 
 private:
     std::vector<Tensor> saved_;
+    std::vector<std::uint64_t> saved_versions_;  // storage versions at save time
     std::map<std::string, std::any> data_;
     std::vector<bool> needs_input_grad_;
     const char* op_name_ = "";

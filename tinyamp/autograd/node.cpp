@@ -12,6 +12,27 @@ std::uint64_t next_sequence_nr()
     return ++counter;
 }
 
+// Each node owns the nodes before it, so freeing a chain of 100000 ops would nest 100000
+// destructors and overflow the stack. Instead the outermost destructor collects the nodes that
+// would die with it and frees them one at a time; nested destructors only add to its list.
+Node::~Node()
+{
+    thread_local std::vector<std::shared_ptr<Node>>* to_free = nullptr;
+    std::vector<std::shared_ptr<Node>> list;
+    const bool outermost = to_free == nullptr;
+    if (outermost) to_free = &list;
+    for (Edge& edge : next_edges)
+        if (edge.node && edge.node.use_count() == 1) to_free->push_back(std::move(edge.node));
+    next_edges.clear();
+    if (!outermost) return;
+    while (!list.empty()) {
+        std::shared_ptr<Node> node = std::move(list.back());
+        list.pop_back();
+        node.reset();  // its destructor appends what it owned to `list`
+    }
+    to_free = nullptr;
+}
+
 TensorMeta meta_of(const Tensor& t) { return {t.dtype(), t.shape(), t.device()}; }
 
 AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(leaf)

@@ -31,7 +31,8 @@ struct TensorMeta {
 
 class Node {
 public:
-    virtual ~Node() = default;
+    /// Frees the graph behind this node without recursion (see node.cpp).
+    virtual ~Node();
     /// "matmul", "add", "AccumulateGrad", ...
     virtual std::string name() const = 0;
     /// Gradients for each input, given the gradient of the output (an undefined Tensor for an

@@ -50,34 +50,31 @@ concept Differentiable = requires(Context& ctx, const Tensor& grad) {
 template <class Op, class... Args>
 Tensor run(const Args&... args)
 {
+    std::vector<Tensor> inputs;
+    (collect_tensors(inputs, args), ...);
+    check_same_device(Op::name, inputs);
     if constexpr (!Differentiable<Op>) {
-        std::vector<Tensor> inputs;
-        (collect_tensors(inputs, args), ...);
-        check_same_device(Op::name, inputs);
         Context ctx;
         ctx.set_op(Op::name, {});
         GradModeGuard no_grad(false);
         return Op::forward(ctx, args...);
     } else {
-    std::vector<Tensor> inputs;
-    (collect_tensors(inputs, args), ...);
-    check_same_device(Op::name, inputs);
-    std::vector<bool> needs_grad = inputs_needing_grad(inputs);
-    bool record = false;
-    if (is_grad_enabled())
-        for (bool b : needs_grad) record = record || b;
+        std::vector<bool> needs_grad = inputs_needing_grad(inputs);
+        bool record = false;
+        if (is_grad_enabled())
+            for (bool b : needs_grad) record = record || b;
 
-    std::shared_ptr<FunctionNode<Op>> node = record ? std::make_shared<FunctionNode<Op>>() : nullptr;
-    Context unrecorded;
-    Context& ctx = node ? node->ctx : unrecorded;
-    ctx.set_op(Op::name, std::move(needs_grad));
-    Tensor output;
-    {
-        GradModeGuard no_grad(false);  // ops used inside forward are not recorded themselves
-        output = Op::forward(ctx, args...);
-    }
-    if (!node || !is_floating_point(output.dtype())) return output;  // integer results have no gradient
-    return connect(output, node, inputs);
+        std::shared_ptr<FunctionNode<Op>> node = record ? std::make_shared<FunctionNode<Op>>() : nullptr;
+        Context unrecorded;
+        Context& ctx = node ? node->ctx : unrecorded;
+        ctx.set_op(Op::name, std::move(needs_grad));
+        Tensor output;
+        {
+            GradModeGuard no_grad(false);  // ops used inside forward are not recorded themselves
+            output = Op::forward(ctx, args...);
+        }
+        if (!node || !is_floating_point(output.dtype())) return output;  // integer results have no gradient
+        return connect(output, node, inputs);
     }
 }
 

@@ -93,6 +93,11 @@ DType promote_types(DType a, DType b)
     return DType::f32;
 }
 
+void visit_float_dtype_failed(DType dtype)
+{
+    TINYAMP_FAIL(dtype, "internal: a float-only kernel was asked for ", dtype_name(dtype), "; the op should have converted or refused it");
+}
+
 std::ostream& operator<<(std::ostream& out, DType dtype) { return out << dtype_name(dtype); }
 
 }  // namespace tinyamp

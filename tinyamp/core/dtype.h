@@ -77,6 +77,8 @@ template <> constexpr DType dtype_of<BFloat16>() { return DType::bf16; }
 template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
 template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
 
+[[noreturn]] void visit_float_dtype_failed(DType dtype);
+
 /// Calls `fn(T{})` with T the element type of `dtype`: the one switch over dtypes that the
 /// rest of the code reuses instead of writing its own.
 template <class Fn>
@@ -91,6 +93,21 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn)
     case DType::boolean: return fn(bool{});
     }
     return fn(float{});  // unreachable: every enumerator is handled above
+}
+
+/// The same for the four float dtypes only, for kernels that are not built for integers; any
+/// other dtype is an error (the op should have refused or converted it before).
+template <class Fn>
+void visit_float_dtype(DType dtype, Fn&& fn)
+{
+    switch (dtype) {
+    case DType::f64: fn(double{}); return;
+    case DType::f32: fn(float{}); return;
+    case DType::f16: fn(Half{}); return;
+    case DType::bf16: fn(BFloat16{}); return;
+    default: break;
+    }
+    visit_float_dtype_failed(dtype);
 }
 
 }  // namespace tinyamp

@@ -239,4 +239,18 @@ Tensor to_device(const Tensor& self, Device target)
     return out;
 }
 
+void copy_into(const Tensor& dst, const Tensor& src)
+{
+    const Tensor ready = contiguous(convert(to_device(expand(src, dst.shape()), dst.device()), dst.dtype()));
+    if (dst.numel() == 0) return;
+    if (!dst.device().is_cpu()) {
+        TINYAMP_CHECK(dst.is_contiguous(), device, "copy_ into a non-contiguous CUDA tensor needs a CUDA kernel that tinyamp does not "
+                                                   "have yet; copy into a contiguous tensor instead");
+        cuda_memory::copy(dst.data_ptr(), dst.device(), ready.data_ptr(), dst.device(), dst.nbytes());
+        return;
+    }
+    kernels::cpu::strided_scatter(ready.data_ptr(), dst.shape().data(), dst.strides().data(), int(dst.dim()), dst.element_size(),
+                                  dst.data_ptr());
+}
+
 }  // namespace tinyamp::layout

@@ -28,5 +28,7 @@ Tensor clone(const Tensor& self);
 /// Self if it already has `dtype`, else a converted copy (round to nearest even).
 Tensor convert(const Tensor& self, DType dtype);
 Tensor to_device(const Tensor& self, Device device);
+/// Writes src (broadcast to dst's shape, converted to dst's dtype) into dst's elements, in place.
+void copy_into(const Tensor& dst, const Tensor& src);
 
 }  // namespace tinyamp::layout

@@ -46,8 +46,13 @@ public:
     std::int64_t nbytes() const { return nbytes_; }
     DType dtype() const { return dtype_; }
     Device device() const { return device_; }
+    /// Counts in-place writes (copy_, set). Backward compares it with the version a tensor had
+    /// when an op saved it, to refuse gradients computed from overwritten values.
+    std::uint64_t version() const { return version_; }
+    void bump_version() { ++version_; }
 
 private:
+    std::uint64_t version_ = 0;
     void* data_ = nullptr;
     std::int64_t nbytes_;
     DType dtype_;

@@ -5,6 +5,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/strided_copy.h"
 #include "tinyamp/core/cuda_memory.h"
+#include "tinyamp/autograd/grad_mode.h"
 #include "tinyamp/core/layout.h"
 
 namespace tinyamp {
@@ -117,6 +118,21 @@ void Tensor::set(const std::vector<std::int64_t>& index, double value) const
         std::copy(host, host + element_size(), static_cast<unsigned char*>(element));
     else
         cuda_memory::copy(element, device(), host, Device::cpu(), element_size());
+    storage()->bump_version();
+}
+
+const Tensor& Tensor::copy_(const Tensor& src) const
+{
+    check_in_place_allowed("copy_");
+    layout::copy_into(*this, src);
+    storage()->bump_version();
+    return *this;
+}
+
+void Tensor::check_in_place_allowed(const char* what) const
+{
+    TINYAMP_CHECK(!(requires_grad() && is_grad_enabled()), state, what, " on a tensor that requires grad while grad mode is on would ",
+                  "change values the graph may need; do it inside a NoGradGuard scope (as optimizers do), or on x.detach()");
 }
 
 std::vector<double> Tensor::to_vector() const

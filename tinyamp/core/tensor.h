@@ -77,10 +77,14 @@ public:
     double item() const;  ///< the value of a one-element tensor
     double at(std::initializer_list<std::int64_t> index) const;
     double at(const std::vector<std::int64_t>& index) const;
-    /// Stores `value` rounded to this tensor's dtype.
+    /// Stores `value` rounded to this tensor's dtype (an in-place write: see copy_).
     void set(std::initializer_list<std::int64_t> index, double value) const;
     void set(const std::vector<std::int64_t>& index, double value) const;
     std::vector<double> to_vector() const;  ///< every element, row-major, as double
+    /// Overwrites this tensor's elements with `src` (broadcast and converted), in place, as
+    /// optimizers update weights. Refused on a tensor that requires grad while grad mode is on
+    /// (do it under NoGradGuard), and noticed by backward if the old values were saved for it.
+    const Tensor& copy_(const Tensor& src) const;
     void* data_ptr() const;                  ///< the first element (storage + offset)
     template <class T>
     T* data_ptr() const
@@ -122,6 +126,7 @@ public:
 private:
     TensorImpl& checked() const;
     std::int64_t element_offset(const std::int64_t* index, std::size_t count) const;
+    void check_in_place_allowed(const char* what) const;
 
     std::shared_ptr<TensorImpl> impl_;
 };

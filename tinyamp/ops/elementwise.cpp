@@ -21,25 +21,12 @@ namespace {
 using kernels::cpu::binary_map;
 using kernels::cpu::unary_map;
 
-// Calls fn(T{}) for the four float dtypes only (math functions are not built for integers).
-template <class Fn>
-void visit_float(DType dtype, Fn&& fn)
-{
-    switch (dtype) {
-    case DType::f64: fn(double{}); return;
-    case DType::f32: fn(float{}); return;
-    case DType::f16: fn(Half{}); return;
-    case DType::bf16: fn(BFloat16{}); return;
-    default: TINYAMP_FAIL(dtype, "internal: a float kernel was asked for ", dtype_name(dtype));
-    }
-}
-
 // Calls fn(T{}) for the dtypes arithmetic runs in: the floats and i64.
 template <class Fn>
 void visit_arithmetic(DType dtype, Fn&& fn)
 {
     if (dtype == DType::i64) return fn(std::int64_t{});
-    visit_float(dtype, fn);
+    visit_float_dtype(dtype, fn);
 }
 
 DType arithmetic_dtype(const char* op, const Tensor& a, const Tensor& b)
@@ -73,7 +60,7 @@ Tensor unary_float(const char* op, const Tensor& x, Fn fn)
     const DType dtype = float_result_type(x.dtype());
     const Tensor cx = layout::contiguous(layout::convert(x, dtype));
     Tensor out = empty(x.shape(), dtype);
-    visit_float(dtype, [&](auto tag) {
+    visit_float_dtype(dtype, [&](auto tag) {
         using T = decltype(tag);
         unary_map(cx.data_ptr<T>(), out.data_ptr<T>(), cx.numel(), fn);
     });

@@ -1,1 +1,39 @@
 #pragma once
+// Matrix products, as in PyTorch. Both operands must have the same floating point dtype: a
+// product never promotes (under autocast the policy casts both first). f16/bf16 products
+// accumulate in f32 and round once into the result, and their backward runs in the same dtype.
+
+#include <vector>
+
+#include "tinyamp/core/tensor.h"
+
+namespace tinyamp {
+
+/// PyTorch's matmul, by the operands' dimensions:
+///   1-D · 1-D: the dot product (0-D result);  2-D · 2-D: the matrix product;
+///   1-D · n-D: the vector as a row [1, K], that dim dropped again;  n-D · 1-D: as a column [K, 1];
+///   3-D and up: a stack of products over the leading (batch) dims, which broadcast
+///   ([B, M, K] · [K, N], [1, M, K] · [B, K, N], ...).
+Tensor matmul(const Tensor& a, const Tensor& b);
+/// [M, K] · [K, N] only.
+Tensor mm(const Tensor& a, const Tensor& b);
+/// [B, M, K] · [B, K, N] only (equal batch sizes; matmul broadcasts, bmm does not).
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * bias + alpha * (a · b) for 2-D a and b, with bias broadcast to [M, N] and the sum
+/// rounded once. With beta == 0 the bias is ignored (even its NaNs), as in PyTorch.
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
+/// x · weight^T + bias: x [..., in_features], weight [out_features, in_features], bias
+/// [out_features] or undefined; the result is [..., out_features].
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
+namespace detail {
+/// The dtype check of every matrix product (and conv2d): `tensors` (undefined ones skipped) must
+/// share one floating point dtype; `operands` names them in the message ("input and weight").
+void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors);
+/// out = alpha * a · b + beta * out without autograd, for ops built on a GEMM (conv2d): a [..., M, K]
+/// and b [..., K, N] with any strides (batch dims broadcast), out [batch..., M, N] contiguous, all
+/// of one float dtype, on the CPU. Transposed views are read in place.
+void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1.0, double beta = 0.0);
+}  // namespace detail
+
+}  // namespace tinyamp

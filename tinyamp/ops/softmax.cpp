@@ -1,1 +1,95 @@
-// placeholder: written next
+// softmax and log_softmax: forward with the lane kernel of kernels/cpu/softmax.h, backward
+// written with other ops in the compute dtype (f32 for f16/bf16), like the forward.
+#include "tinyamp/ops/softmax.h"
+
+#include "kernels/cpu/softmax.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/core/layout.h"
+#include "tinyamp/dispatch.h"
+#include "tinyamp/ops/elementwise.h"
+#include "tinyamp/ops/reduce.h"
+#include "tinyamp/ops/type_promotion.h"
+
+namespace tinyamp {
+namespace {
+
+using kernels::cpu::SoftmaxKind;
+
+// The dtype the backward computes in: f64 stays f64, everything else runs in f32.
+DType compute_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
+
+// The result in `dtype` (the input's own unless one is given), with the conversion done here, in
+// the op, so a graph shows one softmax node whose input is the unconverted tensor.
+Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::optional<DType> dtype, SoftmaxKind kind)
+{
+    require_cpu(op, {x});
+    if (dtype)
+        TINYAMP_CHECK(is_floating_point(*dtype), dtype, op, ": dtype must be a floating point dtype, got ", dtype_name(*dtype));
+    const DType out_dtype = dtype.value_or(x.dtype());
+    TINYAMP_CHECK(is_floating_point(out_dtype), dtype, op, " needs a floating point tensor, got ", dtype_name(x.dtype()),
+                  "; pass dtype=f32 or convert it with .to(f32) first");
+    const std::int64_t d = wrap_dim(dim, x.dim());
+    const Tensor in = layout::contiguous(layout::convert(x, out_dtype));
+    // Seen as [outer, n, inner] with `dim` in the middle (a 0-D tensor is one lane of one value).
+    std::int64_t outer = 1, n = 1, inner = 1;
+    for (std::int64_t k = 0; k < x.dim(); ++k) {
+        if (k < d) outer *= x.size(k);
+        if (k == d) n = x.size(k);
+        if (k > d) inner *= x.size(k);
+    }
+    Tensor out = empty(x.shape(), out_dtype);
+    visit_float_dtype(out_dtype, [&](auto tag) {
+        using T = decltype(tag);
+        kernels::cpu::softmax_lanes(in.data_ptr<T>(), out.data_ptr<T>(), outer, n, inner, kind);
+    });
+    return out;
+}
+
+struct SoftmaxOp {
+    static constexpr const char* name = "softmax";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
+    {
+        Tensor y = softmax_forward(name, x, dim, dtype, SoftmaxKind::probabilities);
+        ctx.save_for_backward({y});
+        ctx.save("dim", wrap_dim(dim, x.dim()));
+        ctx.save("input_dtype", x.dtype());
+        return y;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        // dx = y * (g - sum(g * y, dim))
+        const DType c = compute_dtype(grad.dtype());
+        const Tensor y = ctx.saved_tensors()[0].to(c);
+        const Tensor g = grad.to(c);
+        const Tensor gx = mul(y, sub(g, sum(mul(g, y), {ctx.get<std::int64_t>("dim")}, true)));
+        return {gx.to(ctx.get<DType>("input_dtype"))};
+    }
+};
+
+struct LogSoftmaxOp {
+    static constexpr const char* name = "log_softmax";
+    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
+    {
+        Tensor y = softmax_forward(name, x, dim, dtype, SoftmaxKind::log_probabilities);
+        ctx.save_for_backward({y});
+        ctx.save("dim", wrap_dim(dim, x.dim()));
+        ctx.save("input_dtype", x.dtype());
+        return y;
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        // dx = g - exp(y) * sum(g, dim), where exp(y) is the softmax
+        const DType c = compute_dtype(grad.dtype());
+        const Tensor y = ctx.saved_tensors()[0].to(c);
+        const Tensor g = grad.to(c);
+        const Tensor gx = sub(g, mul(exp(y), sum(g, {ctx.get<std::int64_t>("dim")}, true)));
+        return {gx.to(ctx.get<DType>("input_dtype"))};
+    }
+};
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) { return dispatch<SoftmaxOp>(x, dim, dtype); }
+Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<DType> dtype) { return dispatch<LogSoftmaxOp>(x, dim, dtype); }
+
+}  // namespace tinyamp
