@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config  # the build
   doctest-dev                # the unit tests
+  nlohmann-json3-dev         # trace export to JSON
+  graphviz                   # dot: the trace's graph pictures (and the docs' diagrams)
 )
 
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install what is missing, build, run every test, then
-# build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests there too.
+# build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests there too, and
+# once more with ThreadSanitizer for the tests whose name contains "thread".
 #   scripts/test.sh            everything
-#   scripts/test.sh --fast     the normal build's tests only (no sanitizer build)
+#   scripts/test.sh --fast     the normal build's tests only (no sanitizer builds)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc 2>/dev/null || echo 2)"
@@ -22,3 +23,9 @@ echo "== ASan + UBSan build, tests not labelled long"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs" -LE long)
+
+# ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
+# filter `*thread*`), which keeps this stage short; any data race report fails the script.
+echo "== ThreadSanitizer build, tests whose name contains \"thread\""
+"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON -DTINYAMP_CUDA=OFF
+TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_tests" -tc='*thread*'

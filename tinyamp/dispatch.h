@@ -1,21 +1,68 @@
 #pragma once
 // The one road every op takes. tinyamp::matmul(a, b), x.transpose(0, 1), a user's
-// MyFunction::apply(x): all of them come here, so whatever is added here (autocast, the trace)
-// sees every op.
+// MyFunction::apply(x): all of them come here, so autocast and the trace see every op.
 //
 //   dispatch<Op>(args...)
-//     1. autocast layer: casts the tensor arguments as the op's policy says (added with autocast)
+//     1. autocast layer: looks Op::name up in the thread's policy table and casts the tensor
+//        arguments (amp/autocast_layer.h); each cast is itself a `to` op, so it has a gradient
 //     2. autograd layer: records a Node if an input requires grad (autograd/record.h)
 //     3. Op::forward:    checks shapes and computes the result with kernels (ops/*.cpp)
+//   and, when a trace is being recorded, one event for the op (and one per cast).
 
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "tinyamp/amp/autocast_layer.h"
+#include "tinyamp/amp/custom_function.h"
 #include "tinyamp/autograd/record.h"
+#include "tinyamp/trace/trace.h"
 
 namespace tinyamp {
+namespace detail {
+
+template <class Op>
+constexpr bool is_user_function = std::is_base_of_v<Function<Op>, Op>;
+
+// Layers 2 and 3. A built-in op's forward is shielded from autocast (ops it uses inside are part
+// of it, as PyTorch's ExcludeDispatchKeyGuard does); a user Function's forward runs in the
+// current autocast state, adjusted by its custom_fwd if it has one.
+template <class Op, class... Args>
+Tensor run_op(const Args&... args)
+{
+    trace::NestedScope nested;
+    if constexpr (is_user_function<Op>) {
+        return autograd::run<amp::WithCustomAutocast<Op>>(args...);
+    } else {
+        amp::ExcludeAutocast exclude;
+        return autograd::run<Op>(args...);
+    }
+}
+
+void record_forward(const char* op, const std::vector<Tensor>& inputs, const Tensor& output, const amp::Decision& decision);
+
+}  // namespace detail
 
 template <class Op, class... Args>
 Tensor dispatch(const Args&... args)
 {
-    return autograd::run<Op>(args...);
+    if (!amp::autocast_layer_active() && !trace::current()) return detail::run_op<Op>(args...);  // the common case
+
+    std::vector<Tensor> tensors;
+    (autograd::collect_tensors(tensors, args), ...);
+    const bool traced = trace::current() && trace::at_top_level();
+    const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors) : amp::Decision{};
+    // Braces: the arguments are cast left to right (make_tuple's order is unspecified), so the
+    // trace lists the casts in argument order.
+    const std::tuple<std::decay_t<decltype(amp::transform_argument(args, decision, Op::name))>...> ready{
+        amp::transform_argument(args, decision, Op::name)...};
+    Tensor out = std::apply([](const auto&... a) { return detail::run_op<Op>(a...); }, ready);
+    if (traced) {
+        std::vector<Tensor> seen;
+        std::apply([&](const auto&... a) { (autograd::collect_tensors(seen, a), ...); }, ready);
+        detail::record_forward(Op::name, seen, out, decision);
+    }
+    return out;
 }
 
 }  // namespace tinyamp

@@ -15,7 +15,12 @@
 #include "tinyamp/core/shape.h"      // Shape, Strides
 #include "tinyamp/core/storage.h"    // memory_stats(), reset_peak_memory_stats()
 #include "tinyamp/core/tensor.h"     // Tensor
+#include "tinyamp/amp/autocast.h"        // amp::autocast, autocast_function, clear_autocast_cache
+#include "tinyamp/amp/cast_policy.h"     // amp::CastPolicy, amp::PolicyTable
+#include "tinyamp/amp/custom_function.h" // amp::CustomFwd, amp::CustomBwd
+#include "tinyamp/core/warning.h"        // warn, set_warning_handler
 #include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
+#include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
 #include "tinyamp/ops/conv.h"            // conv2d
 #include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, ..., operators
 #include "tinyamp/ops/join.h"            // cat, stack

@@ -42,6 +42,7 @@ Tensor as_strided(const Tensor& self, Shape shape, Strides strides, std::int64_t
     impl->strides = std::move(strides);
     impl->offset = offset;
     impl->dtype = self.dtype();
+    impl->is_view = true;
     return Tensor(std::move(impl));
 }
 

@@ -1,6 +1,7 @@
 #include "tinyamp/core/tensor.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/strided_copy.h"
@@ -27,7 +28,15 @@ std::size_t existing_dim(std::int64_t dim, const Shape& shape, const char* what)
 
 }  // namespace
 
+std::uint64_t next_tensor_id()
+{
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+
 Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+bool Tensor::is_view() const { return checked().is_view; }
+std::uint64_t Tensor::id() const { return checked().id; }
 
 TensorImpl& Tensor::checked() const
 {
@@ -152,6 +161,7 @@ Tensor Tensor::detach() const
 {
     Tensor alias = layout::as_strided(*this, shape(), strides(), storage_offset());
     alias.impl_->name = name();
+    alias.impl_->is_view = is_view();  // detaching does not make a view of a non-view
     return alias;
 }
 

@@ -43,6 +43,11 @@ public:
     std::int64_t element_size() const { return dtype_size(dtype()); }
     std::int64_t nbytes() const { return numel() * element_size(); }
     bool is_contiguous() const;
+    /// True for the result of a view op (view, transpose, slice, ...), which shares another
+    /// tensor's storage. Autocast never caches casts of views.
+    bool is_view() const;
+    /// A process-unique number for this tensor (not its storage): traces name tensors by it.
+    std::uint64_t id() const;
     const std::shared_ptr<Storage>& storage() const;
     bool shares_storage_with(const Tensor& other) const;
 
@@ -132,7 +137,11 @@ private:
 };
 
 /// What a Tensor handle points to. Later floors add autograd fields here.
+/// A number no other tensor of this process has (traces and the cast cache refer to tensors by it).
+std::uint64_t next_tensor_id();
+
 struct TensorImpl {
+    std::uint64_t id = next_tensor_id();
     std::shared_ptr<Storage> storage;
     Shape shape;
     Strides strides;
@@ -143,6 +152,7 @@ struct TensorImpl {
     std::string name;
     std::shared_ptr<Node> grad_fn;       // the op that made this tensor, when recorded
     std::weak_ptr<Node> grad_accumulator;  // leaves: the node adding into .grad (made on first use)
+    bool is_view = false;                // made by a view op from another tensor's storage
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);

@@ -75,13 +75,15 @@ Tensor sum_kernel(const Tensor& x, const std::vector<std::int64_t>& dims, bool k
 
 struct SumOp {
     static constexpr const char* name = "sum";
-    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, std::optional<DType> dtype)
     {
         require_cpu(name, {x});
         const auto reduce = reduced_dims(name, x, dims);
         ctx.save("input_shape", x.shape());
         ctx.save("keep_shape", prepare(x, reduce).keep_shape);
-        return sum_kernel(x, reduce, keepdim, 1.0);
+        // With dtype=, the conversion is part of this op (no separate cast node); the engine sends
+        // the gradient back in x's own dtype.
+        return sum_kernel(dtype ? layout::convert(x, *dtype) : x, reduce, keepdim, 1.0);
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -190,11 +192,11 @@ struct MaxAlongOp {
 
 }  // namespace
 
-Tensor sum(const Tensor& x) { return dispatch<SumOp>(x, std::vector<std::int64_t>{}, false); }
-Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+Tensor sum(const Tensor& x, std::optional<DType> dtype) { return dispatch<SumOp>(x, std::vector<std::int64_t>{}, false, dtype); }
+Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, std::optional<DType> dtype)
 {
     TINYAMP_CHECK(!dims.empty() || x.dim() == 0, index, "sum: an empty list of dims would reduce nothing; call sum(x) for all dims");
-    return dispatch<SumOp>(x, dims, keepdim);
+    return dispatch<SumOp>(x, dims, keepdim, dtype);
 }
 Tensor mean(const Tensor& x) { return dispatch<MeanOp>(x, std::vector<std::int64_t>{}, false); }
 Tensor mean(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)

@@ -1,16 +1,19 @@
 #pragma once
 // Reductions. f16/bf16 inputs are summed in f32 and the result rounded once into the input's dtype.
 
+#include <optional>
 #include <vector>
 
 #include "tinyamp/core/tensor.h"
 
 namespace tinyamp {
 
-/// The sum of all elements, as a 0-D tensor (integers and bool sum to i64).
-Tensor sum(const Tensor& x);
+/// The sum of all elements, as a 0-D tensor (integers and bool sum to i64). With `dtype`, x is
+/// converted to it inside the op and the sum has that dtype (PyTorch's dtype= argument, which
+/// autocast's fp32_set_opt_dtype policy sets to f32).
+Tensor sum(const Tensor& x, std::optional<DType> dtype = std::nullopt);
 /// The sum over `dims`; with keepdim the reduced dims stay, with size 1.
-Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim = false);
+Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim = false);
 

@@ -1,0 +1,239 @@
+// Trace to JSON and back: an exact round trip, and strict reading that names what is wrong and where.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <tinyamp/tinyamp.h>
+#include <tinyamp/trace/trace.h>
+
+#include "tests/support/expect_error.h"
+
+using namespace tinyamp;
+using trace::Event;
+using trace::TensorInfo;
+using trace::Trace;
+
+namespace {
+
+TensorInfo info(std::uint64_t id, DType dtype, Shape shape, std::string name = "")
+{
+    TensorInfo t;
+    t.id = id;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.name = std::move(name);
+    return t;
+}
+
+TensorInfo with_stats(TensorInfo t)
+{
+    t.is_leaf = false;
+    t.has_stats = true;
+    t.stats.min_abs = 1.0 / 3;  // not a short decimal: the round trip must keep every bit
+    t.stats.max_abs = 65504;
+    t.stats.zeros = 0.25;
+    t.stats.infs = 0;
+    t.stats.nans = 0.125;
+    t.stats.f16_underflow = 0.1;
+    t.stats.f16_overflow = 0.2;
+    t.stats.bf16_underflow = 0.3;
+    t.stats.bf16_overflow = 0.4;
+    return t;
+}
+
+// A forward cast (stored in the cast cache), a matmul, and a backward step, with a name that
+// needs escaping.
+Trace sample_trace()
+{
+    Trace t;
+    Event cast;
+    cast.op = "to";
+    cast.is_cast = true;
+    TensorInfo w = info(7, f32, {4, 3}, "w \"one\" \u2192");
+    w.requires_grad = true;
+    cast.inputs = {w};
+    cast.outputs = {with_stats(info(8, bf16, {4, 3}))};
+    cast.device_type = "cpu";
+    cast.policy = "lower_precision_fp";
+    cast.why = "matmul is lower_precision_fp on cpu \u2192 cast w f32\u2192bf16";
+    cast.cache = trace::CacheEvent::stored;
+    t.add(cast);
+
+    Event mm;
+    mm.op = "matmul";
+    mm.inputs = {info(9, bf16, {2, 4}), info(8, bf16, {4, 3})};
+    mm.outputs = {with_stats(info(10, bf16, {2, 3}))};
+    mm.device_type = "cpu";
+    mm.policy = "lower_precision_fp";
+    t.add(mm);
+
+    Event bw;
+    bw.phase = trace::Phase::backward;
+    bw.op = "AccumulateGrad";
+    bw.inputs = {info(11, f32, {})};
+    bw.outputs = {with_stats(info(12, f32, {4, 3}, "w.grad"))};
+    bw.device_type = "cpu";
+    t.add(bw);
+    return t;
+}
+
+void check_same_tensor(const TensorInfo& a, const TensorInfo& b)
+{
+    CHECK(a.id == b.id);
+    CHECK(a.dtype == b.dtype);
+    CHECK(a.shape == b.shape);
+    CHECK(a.name == b.name);
+    CHECK(a.is_leaf == b.is_leaf);
+    CHECK(a.requires_grad == b.requires_grad);
+    CHECK(a.has_stats == b.has_stats);
+    CHECK(a.stats.min_abs == b.stats.min_abs);
+    CHECK(a.stats.max_abs == b.stats.max_abs);
+    CHECK(a.stats.zeros == b.stats.zeros);
+    CHECK(a.stats.infs == b.stats.infs);
+    CHECK(a.stats.nans == b.stats.nans);
+    CHECK(a.stats.f16_underflow == b.stats.f16_underflow);
+    CHECK(a.stats.f16_overflow == b.stats.f16_overflow);
+    CHECK(a.stats.bf16_underflow == b.stats.bf16_underflow);
+    CHECK(a.stats.bf16_overflow == b.stats.bf16_overflow);
+}
+
+void check_same_event(const Event& a, const Event& b)
+{
+    INFO("event " << a.seq);
+    CHECK(a.seq == b.seq);
+    CHECK(a.phase == b.phase);
+    CHECK(a.op == b.op);
+    CHECK(a.is_cast == b.is_cast);
+    CHECK(a.device_type == b.device_type);
+    CHECK(a.policy == b.policy);
+    CHECK(a.why == b.why);
+    CHECK(a.cache == b.cache);
+    REQUIRE(a.inputs.size() == b.inputs.size());
+    for (std::size_t i = 0; i < a.inputs.size(); ++i) check_same_tensor(a.inputs[i], b.inputs[i]);
+    REQUIRE(a.outputs.size() == b.outputs.size());
+    for (std::size_t i = 0; i < a.outputs.size(); ++i) check_same_tensor(a.outputs[i], b.outputs[i]);
+}
+
+// The sample trace's JSON with the first occurrence of `from` replaced by `to`.
+std::string broken(const std::string& from, const std::string& to)
+{
+    std::string text = sample_trace().to_json();
+    const std::size_t at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, "the sample JSON lacks " << from);
+    return text.replace(at, from.size(), to);
+}
+
+// The sample trace's JSON with the first shape array after `anchor` replaced by `shape`.
+std::string broken_shape_after(const std::string& anchor, const std::string& shape)
+{
+    std::string text = sample_trace().to_json();
+    const std::size_t begin = text.find("\"shape\": [", text.find(anchor));
+    REQUIRE(begin != std::string::npos);
+    const std::size_t end = text.find(']', begin);
+    return text.replace(begin, end + 1 - begin, std::string("\"shape\": ").append(shape));
+}
+
+// Reading `text` must fail with Error(io) whose message contains every one of `parts`.
+void check_rejected(const std::string& text, std::initializer_list<const char*> parts)
+{
+    const std::string message = test::error_message([&] { Trace::from_json(text); }, ErrorKind::io);
+    INFO("message: " << message);
+    for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("to_json writes version 1 with every field, dtypes as names and shapes as arrays")
+{
+    const std::string text = sample_trace().to_json();
+    CHECK(text.find("\"version\": 1") != std::string::npos);
+    CHECK(text.find("\"dtype\": \"bf16\"") != std::string::npos);
+    CHECK(text.find("\"phase\": \"backward\"") != std::string::npos);
+    CHECK(text.find("\"cache\": \"stored\"") != std::string::npos);
+    CHECK(text.find("\"f16_underflow\": 0.1") != std::string::npos);
+    CHECK(text.find("\"seq\": 3") != std::string::npos);
+    CHECK(Trace().to_json().find("\"events\": []") != std::string::npos);
+}
+
+TEST_CASE("from_json reads back exactly what to_json wrote")
+{
+    const Trace original = sample_trace();
+    const Trace back = Trace::from_json(original.to_json());
+    REQUIRE(back.events().size() == original.events().size());
+    for (std::size_t i = 0; i < back.events().size(); ++i) check_same_event(back.events()[i], original.events()[i]);
+    CHECK(back.to_json() == original.to_json());
+}
+
+TEST_CASE("to_json writes a name that is not UTF-8 with replacement characters")
+{
+    Trace t;
+    Event e;
+    e.op = "relu";
+    e.inputs = {info(1, f32, {2}, "w\xff")};
+    t.add(e);
+    const Trace back = Trace::from_json(t.to_json());
+    CHECK(back.events().at(0).inputs.at(0).name == "w\uFFFD");
+}
+
+TEST_CASE("a trace read from JSON goes on numbering after its last event")
+{
+    Trace t = Trace::from_json(broken("\"seq\": 3", "\"seq\": 30"));
+    t.add(Event{});
+    CHECK(t.events().back().seq == 31);
+}
+
+TEST_CASE("from_json round-trips a real recorded backward pass")
+{
+    const Tensor w = tensor({1.0, -2.0, 3.0});
+    w.requires_grad_().set_name("w");
+    const Tensor loss = sum(mul(w, w));
+    Trace t;
+    {
+        trace::TraceRecorder record(t);
+        loss.backward();
+    }
+    REQUIRE_FALSE(t.events().empty());
+    CHECK(Trace::from_json(t.to_json()).to_json() == t.to_json());
+}
+
+TEST_CASE("from_json rejects text that is not JSON, or not a trace")
+{
+    check_rejected("{\"version\": 1, \"events\": [", {"not valid JSON"});
+    check_rejected("", {"not valid JSON"});
+    check_rejected("[1, 2]", {"expected an object, found array"});
+    check_rejected("{\"events\": []}", {"version: missing"});
+    check_rejected("{\"version\": 2, \"events\": []}", {"version", "knows version 1", "says 2"});
+    check_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
+    check_rejected("{\"version\": 1, \"events\": [], \"extra\": 0}", {"extra: unknown field"});
+    CHECK(Trace::from_json("{\"version\": 1, \"events\": []}").events().empty());
+}
+
+TEST_CASE("from_json names the event and field that is wrong")
+{
+    check_rejected(broken("\"op\": \"to\",", ""), {"events[0].op: missing"});
+    check_rejected(broken("\"outputs\"", "\"ouputs\""), {"events[0].ouputs: unknown field"});
+    check_rejected(broken("\"op\": \"matmul\"", "\"op\": 5"), {"events[1].op: expected a string, found number"});
+    check_rejected(broken("\"is_cast\": true", "\"is_cast\": \"yes\""), {"events[0].is_cast: expected true or false"});
+    check_rejected(broken("\"phase\": \"backward\"", "\"phase\": \"sideways\""), {"events[2].phase", "sideways"});
+    check_rejected(broken("\"cache\": \"stored\"", "\"cache\": \"kept\""), {"events[0].cache", "kept"});
+    check_rejected(broken("\"seq\": 2", "\"seq\": 1"), {"events[1].seq", "must be greater"});
+    check_rejected(broken("\"seq\": 1", "\"seq\": -1"), {"events[0].seq: expected a non-negative integer, found -1"});
+}
+
+TEST_CASE("from_json names the tensor and field that is wrong")
+{
+    check_rejected(broken("\"dtype\": \"bf16\"", "\"dtype\": \"f8\""), {"events[0].outputs[0].dtype", "f8"});
+    check_rejected(broken("\"id\": 9", "\"id\": \"nine\""), {"events[1].inputs[0].id: expected a non-negative integer"});
+    check_rejected(broken_shape_after("\"id\": 9", "[2, -4]"), {"events[1].inputs[0].shape[1]", "-4"});
+    check_rejected(broken_shape_after("\"id\": 9", "8"), {"events[1].inputs[0].shape: expected an array"});
+    check_rejected(broken("\"name\": \"w.grad\",", ""), {"events[2].outputs[0].name: missing"});
+}
+
+TEST_CASE("from_json checks stats: present exactly when has_stats, shares within 0 and 1")
+{
+    check_rejected(broken("\"zeros\": 0.25", "\"zeros\": 1.5"), {"events[0].outputs[0].stats.zeros", "outside [0, 1]"});
+    check_rejected(broken("\"max_abs\": 65504.0", "\"max_abs\": -1"), {"events[0].outputs[0].stats.max_abs", "outside"});
+    check_rejected(broken("\"nans\": 0.125,", ""), {"events[0].outputs[0].stats.nans: missing"});
+    check_rejected(broken("\"has_stats\": true", "\"has_stats\": false"), {"events[0].outputs[0].stats: given but has_stats is false"});
+    check_rejected(broken("\"has_stats\": false", "\"has_stats\": true"), {"events[0].inputs[0].stats: missing (has_stats is true)"});
+}

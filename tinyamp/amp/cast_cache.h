@@ -1,0 +1,28 @@
+#pragma once
+// The cast cache: inside an autocast region, an f32 weight is cast to the low-precision dtype
+// once and reused by every op that needs it (PyTorch's cached_cast). Only casts that satisfy all
+// of these are cached: to the autocast dtype, from an f32 leaf that requires grad and is not a
+// view, with the cache enabled. It is process-wide, keyed by tensor identity (a weak reference,
+// so it never keeps a weight alive), and cleared when the outermost region of a thread exits.
+
+#include <cstddef>
+#include <string>
+
+#include "tinyamp/core/tensor.h"
+
+namespace tinyamp::amp {
+
+enum class CacheOutcome { not_cacheable, stored, hit };
+
+struct CachedCast {
+    Tensor tensor;
+    CacheOutcome cache = CacheOutcome::not_cacheable;
+    std::string reason;  ///< why it was (not) cached, for the trace: "w is an f32 leaf that requires grad"
+};
+
+/// `source` cast to `dtype` (the autocast dtype of `device_type`), through the cache when allowed.
+/// The cast is a real `to` node. A miss builds it with grad mode on, so a cast first made under
+/// NoGradGuard still carries the graph when a later forward in grad mode reuses it.
+CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type);
+
+}  // namespace tinyamp::amp

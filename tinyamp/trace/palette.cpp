@@ -1,0 +1,56 @@
+// The one dtype palette (GUI, DOT, docs). The fills are fixed; the text color on each fill is
+// chosen by the WCAG contrast rule, so changing a fill never leaves unreadable labels.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "tinyamp/trace/trace.h"
+
+namespace tinyamp::trace {
+namespace {
+
+constexpr const char* kLightText = "#ffffff";
+constexpr const char* kDarkText = "#1a1a1a";
+
+const char* fill_of(DType dtype)
+{
+    switch (dtype) {
+    case DType::f32: return "#3c78dc";      // blue: the default, full precision
+    case DType::f16: return "#2ca02c";      // green
+    case DType::bf16: return "#ff7f0e";     // orange
+    case DType::f64: return "#8e44ad";      // purple
+    case DType::i64: return "#7f7f7f";      // gray: labels, indices
+    case DType::boolean: return "#bcbd22";  // olive: masks
+    }
+    return "#7f7f7f";  // unreachable: every enumerator is handled above
+}
+
+// Relative luminance of "#rrggbb" (WCAG 2): each channel linearized from sRGB, then weighted by
+// how bright the eye sees it.
+double luminance(std::string_view hex)
+{
+    auto channel = [&](std::size_t at) {
+        const double c = std::stoi(std::string(hex.substr(at, 2)), nullptr, 16) / 255.0;
+        return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+// WCAG contrast ratio, from 1 (none) to 21 (black on white).
+double contrast(std::string_view a, std::string_view b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+}  // namespace
+
+DTypeColor dtype_color(DType dtype)
+{
+    const char* fill = fill_of(dtype);
+    const char* text = contrast(fill, kLightText) >= contrast(fill, kDarkText) ? kLightText : kDarkText;
+    return {fill, text};
+}
+
+}  // namespace tinyamp::trace

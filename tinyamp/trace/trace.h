@@ -1,0 +1,125 @@
+#pragma once
+// The trace: a record of every op, cast and cast-cache event on this thread, forward and
+// backward, that lessons print and the visualizer draws. Recording is off unless a TraceRecorder
+// is alive on the thread; the dispatcher (forward), the autocast layer (casts) and the backward
+// engine (backward) are the only places that add events.
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "tinyamp/core/tensor.h"
+
+namespace tinyamp::trace {
+
+enum class Phase { forward, backward };
+
+/// What the cast cache did for a cast event (none for ops and for casts it does not apply to).
+enum class CacheEvent { none, stored, hit };
+
+const char* phase_name(Phase phase);            ///< "forward" / "backward"
+const char* cache_event_name(CacheEvent cache);  ///< "none" / "stored" / "hit"
+
+/// How the values of a tensor sit against the low-precision formats (shares are in [0, 1]).
+/// zeros, infs and nans are shares of all elements; an underflow share is taken over the finite
+/// non-zero elements and an overflow share over the finite elements (0 when there are none), so
+/// "f16_underflow = 0.3" reads "30% of the values that carry information would become 0 in f16".
+struct ValueStats {
+    double min_abs = 0;           ///< smallest |x| over finite non-zero elements (0 if none)
+    double max_abs = 0;           ///< largest |x| over finite elements
+    double zeros = 0;             ///< share of exact zeros
+    double infs = 0;              ///< share of +-inf
+    double nans = 0;              ///< share of NaN
+    double f16_underflow = 0;     ///< share of finite non-zero values that f16 rounds to 0
+    double f16_overflow = 0;      ///< share of finite values that f16 rounds to +-inf
+    double bf16_underflow = 0;
+    double bf16_overflow = 0;
+};
+ValueStats compute_stats(const Tensor& t);  ///< on the CPU, in f64; empty tensors give all zeros
+
+struct TensorInfo {
+    std::uint64_t id = 0;        ///< Tensor::id()
+    DType dtype = DType::f32;
+    Shape shape;
+    std::string name;            ///< Tensor::name(), e.g. "w1"
+    bool is_leaf = true;
+    bool requires_grad = false;
+    bool has_stats = false;      ///< stats are filled for op outputs only
+    ValueStats stats;
+};
+TensorInfo describe(const Tensor& t, bool with_stats);
+
+struct Event {
+    std::uint64_t seq = 0;             ///< order of recording, from 1
+    Phase phase = Phase::forward;
+    std::string op;                    ///< "matmul", "to", ...; backward events use the node's name
+    bool is_cast = false;              ///< a cast inserted by autocast
+    std::vector<TensorInfo> inputs;    ///< what the op received (after autocast's casts)
+    std::vector<TensorInfo> outputs;   ///< forward: the result; backward: the input gradients
+    std::string device_type;           ///< "cpu" / "cuda"
+    std::string policy;                ///< autocast rule applied: "lower_precision_fp", "fp32", "fp32_set_opt_dtype",
+                                       ///< "promote", "banned", "not listed", or "" when autocast was off
+    std::string why;                   ///< one line a student can read
+    CacheEvent cache = CacheEvent::none;
+};
+
+/// One line per event for lessons and logs, e.g.
+/// "#3 forward matmul(bf16 [4, 3], bf16 [3, 2]) -> bf16 [4, 2]  [lower_precision_fp]".
+std::ostream& operator<<(std::ostream& out, const Event& event);
+
+class Trace {
+public:
+    const std::vector<Event>& events() const { return events_; }
+    void add(Event event);             ///< assigns seq: one more than the last event's
+    void clear() { events_.clear(); }
+    /// JSON: {"version": 1, "events": [...]} with every field above (dtypes as "f32", shapes as arrays).
+    std::string to_json() const;
+    static Trace from_json(const std::string& text);  ///< throws Error(io) naming what is wrong
+    /// Graphviz DOT: op nodes filled by their output dtype (palette.h), cast nodes distinct,
+    /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,
+    /// and a legend of the dtypes that appear. Node names: e<seq> for events, t<id> for tensors
+    /// from outside the trace, legend_<dtype> for the legend (trace_dot.cpp describes the picture).
+    std::string to_dot() const;
+
+private:
+    std::vector<Event> events_;
+};
+
+/// Every event, one line each (see operator<< for Event).
+std::ostream& operator<<(std::ostream& out, const Trace& trace);
+
+/// Records every event on this thread into `trace` while alive (recorders nest: the innermost wins).
+class TraceRecorder {
+public:
+    explicit TraceRecorder(Trace& trace);
+    ~TraceRecorder();
+    TraceRecorder(const TraceRecorder&) = delete;
+    TraceRecorder& operator=(const TraceRecorder&) = delete;
+
+private:
+    Trace* previous_;
+};
+
+/// The trace being recorded on this thread, or nullptr. Callers build an Event only when non-null.
+Trace* current();
+
+/// Only top-level ops are traced: ops run inside another op (its forward, a backward formula,
+/// autocast's casts) are part of that op's event. A NestedScope marks such an inner region.
+class NestedScope {
+public:
+    NestedScope();
+    ~NestedScope();
+    NestedScope(const NestedScope&) = delete;
+    NestedScope& operator=(const NestedScope&) = delete;
+};
+bool at_top_level();
+
+/// The one palette for dtypes (GUI, DOT, docs): "#rrggbb" fill and a readable text color.
+struct DTypeColor {
+    const char* fill;
+    const char* text;
+};
+DTypeColor dtype_color(DType dtype);
+
+}  // namespace tinyamp::trace

@@ -1,0 +1,40 @@
+// A trace as text, one line per event, for lessons and logs.
+#include <ostream>
+
+#include "tinyamp/trace/trace.h"
+
+namespace tinyamp::trace {
+namespace {
+
+// "w1 f32 [4, 3]", or "f32 [4, 3]" for a tensor without a name.
+void print_tensors(std::ostream& out, const std::vector<TensorInfo>& tensors)
+{
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (i > 0) out << ", ";
+        if (!tensors[i].name.empty()) out << tensors[i].name << ' ';
+        out << dtype_name(tensors[i].dtype) << ' ' << shape_str(tensors[i].shape);
+    }
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const Event& event)
+{
+    out << '#' << event.seq << ' ' << phase_name(event.phase) << ' ' << event.op << '(';
+    print_tensors(out, event.inputs);
+    out << ") -> ";
+    if (event.outputs.empty()) out << "nothing";  // e.g. AccumulateGrad of a parameter that is gone
+    print_tensors(out, event.outputs);
+    if (event.is_cast) out << "  (autocast cast)";
+    if (event.cache != CacheEvent::none) out << "  cache " << cache_event_name(event.cache);
+    if (!event.policy.empty()) out << "  [" << event.policy << ']';
+    return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Trace& trace)
+{
+    for (const Event& event : trace.events()) out << event << '\n';
+    return out;
+}
+
+}  // namespace tinyamp::trace

@@ -1,0 +1,273 @@
+// A trace as JSON, and back. The format (version 1):
+//   {"version": 1, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
+//     "inputs": [{"id": 7, "dtype": "f32", "shape": [4, 3], "name": "w1", "is_leaf": true,
+//                 "requires_grad": true, "has_stats": false}],
+//     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...}}],
+//     "device_type": "cpu", "policy": "lower_precision_fp", "why": "...", "cache": "stored"}]}
+// Reading is strict: every field must be there with the right type, unknown fields are refused
+// (a typo such as "ouputs" would otherwise lose data silently), and each error names its place,
+// e.g. "events[2].inputs[0].dtype".
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "tinyamp/trace/trace.h"
+
+namespace tinyamp::trace {
+namespace {
+
+// ordered_json keeps fields in the order written here (seq, phase, op, ...), which reads better
+// than alphabetical order.
+using json = nlohmann::ordered_json;
+
+constexpr int kFormatVersion = 1;
+
+// ---------------------------------------------------------------- writing
+
+json stats_to_json(const ValueStats& s)
+{
+    return {{"min_abs", s.min_abs},
+            {"max_abs", s.max_abs},
+            {"zeros", s.zeros},
+            {"infs", s.infs},
+            {"nans", s.nans},
+            {"f16_underflow", s.f16_underflow},
+            {"f16_overflow", s.f16_overflow},
+            {"bf16_underflow", s.bf16_underflow},
+            {"bf16_overflow", s.bf16_overflow}};
+}
+
+json tensor_to_json(const TensorInfo& t)
+{
+    json j = {{"id", t.id},
+              {"dtype", dtype_name(t.dtype)},
+              {"shape", t.shape},
+              {"name", t.name},
+              {"is_leaf", t.is_leaf},
+              {"requires_grad", t.requires_grad},
+              {"has_stats", t.has_stats}};
+    if (t.has_stats) j["stats"] = stats_to_json(t.stats);
+    return j;
+}
+
+json tensors_to_json(const std::vector<TensorInfo>& tensors)
+{
+    json list = json::array();
+    for (const TensorInfo& t : tensors) list.push_back(tensor_to_json(t));
+    return list;
+}
+
+json event_to_json(const Event& e)
+{
+    return {{"seq", e.seq},
+            {"phase", phase_name(e.phase)},
+            {"op", e.op},
+            {"is_cast", e.is_cast},
+            {"inputs", tensors_to_json(e.inputs)},
+            {"outputs", tensors_to_json(e.outputs)},
+            {"device_type", e.device_type},
+            {"policy", e.policy},
+            {"why", e.why},
+            {"cache", cache_event_name(e.cache)}};
+}
+
+// ---------------------------------------------------------------- reading
+
+// Every reading error: Error(io) "trace JSON, at <where>: <what>" ("" is the whole document).
+template <class... Parts>
+[[noreturn]] void fail(const std::string& where, const Parts&... what)
+{
+    if (where.empty()) TINYAMP_FAIL(io, "trace JSON: ", what...);
+    TINYAMP_FAIL(io, "trace JSON, at ", where, ": ", what...);
+}
+
+std::string at_key(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
+
+std::string at_index(const std::string& where, std::size_t index)
+{
+    std::string path = where;
+    path.append("[").append(std::to_string(index)).append("]");
+    return path;
+}
+
+// An object whose keys are exactly `keys` (those in `optional` may be left out).
+const json& object(const json& j, const std::string& where, std::initializer_list<const char*> keys,
+                   std::initializer_list<const char*> optional = {})
+{
+    if (!j.is_object()) fail(where, "expected an object, found ", j.type_name());
+    // Unknown fields first: for a misspelt "ouputs", that is the more useful message.
+    for (const auto& [key, value] : j.items())
+        if (std::find(keys.begin(), keys.end(), std::string_view(key)) == keys.end())
+            fail(at_key(where, key), "unknown field");
+    for (const char* key : keys)
+        if (!j.contains(key) && std::find(optional.begin(), optional.end(), std::string_view(key)) == optional.end())
+            fail(at_key(where, key), "missing");
+    return j;
+}
+
+const json& array(const json& j, const std::string& where)
+{
+    if (!j.is_array()) fail(where, "expected an array, found ", j.type_name());
+    return j;
+}
+
+bool read_bool(const json& j, const std::string& where)
+{
+    if (!j.is_boolean()) fail(where, "expected true or false, found ", j.type_name());
+    return j.get<bool>();
+}
+
+std::string read_string(const json& j, const std::string& where)
+{
+    if (!j.is_string()) fail(where, "expected a string, found ", j.type_name());
+    return j.get<std::string>();
+}
+
+std::uint64_t read_count(const json& j, const std::string& where)
+{
+    if (!j.is_number_unsigned()) fail(where, "expected a non-negative integer, found ", j.dump());
+    return j.get<std::uint64_t>();
+}
+
+double read_number(const json& j, const std::string& where, double low, double high)
+{
+    if (!j.is_number()) fail(where, "expected a number, found ", j.type_name());
+    const double v = j.get<double>();
+    if (!(v >= low && v <= high)) fail(where, "value ", j.dump(), " is outside [", low, ", ", high, "]");
+    return v;
+}
+
+DType read_dtype(const json& j, const std::string& where)
+{
+    const std::string name = read_string(j, where);
+    try {
+        return parse_dtype(name);
+    } catch (const Error& e) {
+        fail(where, e.message());
+    }
+}
+
+ValueStats stats_from_json(const json& j, const std::string& where)
+{
+    object(j, where, {"min_abs", "max_abs", "zeros", "infs", "nans", "f16_underflow", "f16_overflow", "bf16_underflow", "bf16_overflow"});
+    const double huge = std::numeric_limits<double>::max();
+    auto magnitude = [&](const char* key) { return read_number(j[key], at_key(where, key), 0.0, huge); };
+    auto share = [&](const char* key) { return read_number(j[key], at_key(where, key), 0.0, 1.0); };
+    ValueStats s;
+    s.min_abs = magnitude("min_abs");
+    s.max_abs = magnitude("max_abs");
+    s.zeros = share("zeros");
+    s.infs = share("infs");
+    s.nans = share("nans");
+    s.f16_underflow = share("f16_underflow");
+    s.f16_overflow = share("f16_overflow");
+    s.bf16_underflow = share("bf16_underflow");
+    s.bf16_overflow = share("bf16_overflow");
+    return s;
+}
+
+TensorInfo tensor_from_json(const json& j, const std::string& where)
+{
+    object(j, where, {"id", "dtype", "shape", "name", "is_leaf", "requires_grad", "has_stats", "stats"}, {"stats"});
+    TensorInfo t;
+    t.id = read_count(j["id"], at_key(where, "id"));
+    t.dtype = read_dtype(j["dtype"], at_key(where, "dtype"));
+    const std::string shape_at = at_key(where, "shape");
+    const json& shape = array(j["shape"], shape_at);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        const std::uint64_t size = read_count(shape[d], at_index(shape_at, d));
+        if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max())) fail(at_index(shape_at, d), "size ", size, " is too large");
+        t.shape.push_back(std::int64_t(size));
+    }
+    t.name = read_string(j["name"], at_key(where, "name"));
+    t.is_leaf = read_bool(j["is_leaf"], at_key(where, "is_leaf"));
+    t.requires_grad = read_bool(j["requires_grad"], at_key(where, "requires_grad"));
+    t.has_stats = read_bool(j["has_stats"], at_key(where, "has_stats"));
+    if (t.has_stats != j.contains("stats"))
+        fail(at_key(where, "stats"), t.has_stats ? "missing (has_stats is true)" : "given but has_stats is false");
+    if (t.has_stats) t.stats = stats_from_json(j["stats"], at_key(where, "stats"));
+    return t;
+}
+
+std::vector<TensorInfo> tensors_from_json(const json& j, const std::string& where)
+{
+    std::vector<TensorInfo> tensors;
+    for (std::size_t i = 0; i < array(j, where).size(); ++i) tensors.push_back(tensor_from_json(j[i], at_index(where, i)));
+    return tensors;
+}
+
+Phase read_phase(const json& j, const std::string& where)
+{
+    const std::string name = read_string(j, where);
+    if (name == "forward") return Phase::forward;
+    if (name == "backward") return Phase::backward;
+    fail(where, "unknown phase \"", name, "\" (expected \"forward\" or \"backward\")");
+}
+
+CacheEvent read_cache(const json& j, const std::string& where)
+{
+    const std::string name = read_string(j, where);
+    for (CacheEvent c : {CacheEvent::none, CacheEvent::stored, CacheEvent::hit})
+        if (name == cache_event_name(c)) return c;
+    fail(where, "unknown cache event \"", name, "\" (expected \"none\", \"stored\" or \"hit\")");
+}
+
+Event event_from_json(const json& j, const std::string& where)
+{
+    object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache"});
+    Event e;
+    e.seq = read_count(j["seq"], at_key(where, "seq"));
+    e.phase = read_phase(j["phase"], at_key(where, "phase"));
+    e.op = read_string(j["op"], at_key(where, "op"));
+    e.is_cast = read_bool(j["is_cast"], at_key(where, "is_cast"));
+    e.inputs = tensors_from_json(j["inputs"], at_key(where, "inputs"));
+    e.outputs = tensors_from_json(j["outputs"], at_key(where, "outputs"));
+    e.device_type = read_string(j["device_type"], at_key(where, "device_type"));
+    e.policy = read_string(j["policy"], at_key(where, "policy"));
+    e.why = read_string(j["why"], at_key(where, "why"));
+    e.cache = read_cache(j["cache"], at_key(where, "cache"));
+    return e;
+}
+
+}  // namespace
+
+std::string Trace::to_json() const
+{
+    json events = json::array();
+    for (const Event& e : events_) events.push_back(event_to_json(e));
+    const json doc = {{"version", kFormatVersion}, {"events", std::move(events)}};
+    // Names are the user's text: bytes that are not UTF-8 become U+FFFD rather than an exception.
+    return doc.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+Trace Trace::from_json(const std::string& text)
+{
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception& e) {
+        fail("", "not valid JSON: ", e.what());
+    }
+    const json& top = object(doc, "", {"version", "events"});
+    if (top["version"] != kFormatVersion)
+        fail("version", "this reader knows version ", kFormatVersion, ", the file says ", top["version"].dump());
+
+    Trace trace;
+    const json& events = array(top["events"], "events");
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const std::string where = at_index("events", i);
+        Event e = event_from_json(events[i], where);
+        // seq numbers name the nodes of the DOT picture and order the events, so they must grow.
+        const std::uint64_t previous = trace.events_.empty() ? 0 : trace.events_.back().seq;
+        if (e.seq <= previous)
+            fail(at_key(where, "seq"), "seq ", e.seq, " must be greater than the previous event's (", previous, ")");
+        trace.events_.push_back(std::move(e));
+    }
+    return trace;
+}
+
+}  // namespace tinyamp::trace
