@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <thread>
 
 #include <tinyamp/tinyamp.h>
 
@@ -182,4 +183,17 @@ TEST_CASE("an op on tensors of two devices is refused by the dispatcher, naming 
     CHECK(error_message([&] { matmul(on_cpu.reshape({0, 1}), on_gpu.reshape({1, 0})); }, ErrorKind::device).find("matmul: expected all "
                                                                                                                   "tensors on one device") !=
           std::string::npos);
+}
+
+TEST_CASE("two threads backpropagating into one weight at once add both gradients")
+{
+    // Run by the ThreadSanitizer stage of scripts/test.sh (its name contains "thread").
+    const Tensor w = ones({4}, f64).requires_grad_();
+    auto work = [&](double scale) {
+        for (int i = 0; i < 50; ++i) sum(mul(w, scale)).backward();
+    };
+    std::thread a(work, 1.0), b(work, 2.0);
+    a.join();
+    b.join();
+    CHECK(w.grad().to_vector() == std::vector<double>(4, 50 * 1.0 + 50 * 2.0));
 }

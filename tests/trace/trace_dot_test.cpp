@@ -324,3 +324,41 @@ TEST_CASE("dot -Tsvg accepts the DOT of a recorded forward and backward pass")
     CHECK_FALSE(node_line(dot, "legend_f32").empty());
     check_dot_accepts(dot);
 }
+
+TEST_CASE("the DOT of an MLP step under bf16 autocast shows the casts and the dtype colors, and dot renders it")
+{
+    Generator gen(12);
+    const Tensor x = randn({4, 3}, f32, gen).set_name("x");
+    const Tensor w1 = randn({5, 3}, f32, gen).requires_grad_().set_name("w1");
+    const Tensor w2 = randn({2, 5}, f32, gen).requires_grad_().set_name("w2");
+    Trace t;
+    {
+        trace::TraceRecorder record(t);
+        Tensor loss;
+        {
+            amp::autocast region("cpu");
+            loss = cross_entropy(linear(relu(linear(x, w1)), w2), tensor({0, 1, 1, 0}, {4}, i64));
+        }
+        loss.backward();
+    }
+    const std::string dot = t.to_dot();
+    // Casts: x, w1 and w2 to bf16 (the weights stored in the cache), and the logits back to f32.
+    int cds = 0, stored = 0;
+    std::istringstream lines(dot);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("shape=cds") != std::string::npos && line.find("legend") == std::string::npos) ++cds;
+        if (line.find("cache stored") != std::string::npos) ++stored;
+    }
+    CHECK(cds == 4);
+    CHECK(stored == 2);
+    CHECK(dot.find("cast f32\u2192bf16") != std::string::npos);
+    CHECK(dot.find("cast bf16\u2192f32") != std::string::npos);
+    // Both linear ops filled bf16 orange; the loss f32 blue; both in the legend.
+    CHECK(dot.find(trace::dtype_color(bf16).fill) != std::string::npos);
+    CHECK(dot.find(trace::dtype_color(f32).fill) != std::string::npos);
+    CHECK_FALSE(node_line(dot, "legend_bf16").empty());
+    CHECK_FALSE(node_line(dot, "legend_f32").empty());
+    CHECK_FALSE(node_line(dot, "legend_cast").empty());
+    CHECK_FALSE(cluster(dot, "backward").empty());
+    check_dot_accepts(dot);
+}

@@ -1,10 +1,21 @@
 #include "tinyamp/autograd/node.h"
 
+#include <mutex>
+
 #include "tinyamp/autograd/grad_mode.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"
 
 namespace tinyamp {
+
+namespace {
+// Guards what leaves share between threads: their lazily made accumulator and their .grad.
+std::mutex& leaf_mutex()
+{
+    static std::mutex m;
+    return m;
+}
+}  // namespace
 
 std::uint64_t next_sequence_nr()
 {
@@ -49,6 +60,7 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
     // The first gradient is copied (contiguous, owned by this leaf alone), and later ones are added
     // out of place: a gradient buffer shared with another leaf or branch is never changed later,
     // even by in-place updates such as GradScaler's unscale_.
+    std::lock_guard lock(leaf_mutex());  // backward passes on two threads may reach one weight
     if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
         leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : grad_output;
     } else {
@@ -64,6 +76,7 @@ Edge gradient_edge(const Tensor& t)
     const std::shared_ptr<TensorImpl>& impl = t.impl();
     if (impl->grad_fn) return {impl->grad_fn, 0};
     if (!impl->requires_grad) return {};
+    std::lock_guard lock(leaf_mutex());  // two threads may use one weight at once
     std::shared_ptr<Node> accumulator = impl->grad_accumulator.lock();
     if (!accumulator) {  // one accumulator per leaf, shared by every op that uses it
         accumulator = std::make_shared<AccumulateGrad>(impl);

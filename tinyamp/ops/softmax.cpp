@@ -45,15 +45,21 @@ Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::o
     return out;
 }
 
+// Both ops keep their output (the backward formulas are written in it), the dim and x's dtype.
+Tensor forward_and_save(Context& ctx, const char* name, const Tensor& x, std::int64_t dim, std::optional<DType> dtype, SoftmaxKind kind)
+{
+    Tensor y = softmax_forward(name, x, dim, dtype, kind);
+    ctx.save_for_backward({y});
+    ctx.save("dim", wrap_dim(dim, x.dim()));
+    ctx.save("input_dtype", x.dtype());
+    return y;
+}
+
 struct SoftmaxOp {
     static constexpr const char* name = "softmax";
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
     {
-        Tensor y = softmax_forward(name, x, dim, dtype, SoftmaxKind::probabilities);
-        ctx.save_for_backward({y});
-        ctx.save("dim", wrap_dim(dim, x.dim()));
-        ctx.save("input_dtype", x.dtype());
-        return y;
+        return forward_and_save(ctx, name, x, dim, dtype, SoftmaxKind::probabilities);
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -70,11 +76,7 @@ struct LogSoftmaxOp {
     static constexpr const char* name = "log_softmax";
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
     {
-        Tensor y = softmax_forward(name, x, dim, dtype, SoftmaxKind::log_probabilities);
-        ctx.save_for_backward({y});
-        ctx.save("dim", wrap_dim(dim, x.dim()));
-        ctx.save("input_dtype", x.dtype());
-        return y;
+        return forward_and_save(ctx, name, x, dim, dtype, SoftmaxKind::log_probabilities);
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
