@@ -18,6 +18,7 @@
 #include "tinyamp/amp/autocast.h"        // amp::autocast, autocast_function, clear_autocast_cache
 #include "tinyamp/amp/cast_policy.h"     // amp::CastPolicy, amp::PolicyTable
 #include "tinyamp/amp/custom_function.h" // amp::CustomFwd, amp::CustomBwd
+#include "tinyamp/amp/grad_scaler.h"     // amp::GradScaler
 #include "tinyamp/core/warning.h"        // warn, set_warning_handler
 #include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
@@ -30,4 +31,5 @@
 #include "tinyamp/ops/reduce.h"          // sum, mean, max, argmax
 #include "tinyamp/ops/softmax.h"         // softmax, log_softmax
 #include "tinyamp/ops/type_promotion.h"  // result_type
+#include "tinyamp/optim/optimizer.h"     // optim::SGD, clip_grad_norm_
 #include "tinyamp/version.h"

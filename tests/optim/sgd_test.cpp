@@ -1,0 +1,65 @@
+// SGD against its update rule, worked by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <tinyamp/tinyamp.h>
+
+#include "tests/support/expect_error.h"
+
+using namespace tinyamp;
+
+namespace {
+
+// One step with gradient g on p, for the given options.
+std::vector<double> steps(optim::SGDOptions options, const std::vector<double>& grads)
+{
+    const Tensor p = tensor({1.0}, f64).requires_grad_();
+    optim::SGD opt({p}, options);
+    for (double g : grads) {
+        p.set_grad(tensor({g}, f64));
+        opt.step();
+    }
+    return p.to_vector();
+}
+
+}  // namespace
+
+TEST_CASE("SGD: plain, momentum, dampening, nesterov and weight decay follow PyTorch's formulas")
+{
+    CHECK(steps({.lr = 0.1}, {2.0})[0] == doctest::Approx(1.0 - 0.2));
+    // momentum 0.9: buf = 2, then 0.9*2 + 1 = 2.8; p = 1 - 0.1*2 - 0.1*2.8
+    CHECK(steps({.lr = 0.1, .momentum = 0.9}, {2.0, 1.0})[0] == doctest::Approx(1.0 - 0.2 - 0.28));
+    // dampening 0.5: buf = 2, then 0.9*2 + 0.5*1 = 2.3
+    CHECK(steps({.lr = 0.1, .momentum = 0.9, .dampening = 0.5}, {2.0, 1.0})[0] == doctest::Approx(1.0 - 0.2 - 0.23));
+    // nesterov: d = g + 0.9 buf: first 2 + 1.8 = 3.8
+    CHECK(steps({.lr = 0.1, .momentum = 0.9, .nesterov = true}, {2.0})[0] == doctest::Approx(1.0 - 0.38));
+    // weight decay 0.5: d = 2 + 0.5*1 = 2.5
+    CHECK(steps({.lr = 0.1, .weight_decay = 0.5}, {2.0})[0] == doctest::Approx(1.0 - 0.25));
+}
+
+TEST_CASE("SGD skips parameters without gradients, zero_grad drops gradients, and bad options are refused")
+{
+    const Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+    optim::SGD opt({a, b}, {.lr = 0.5});
+    a.set_grad(ones({2}));
+    opt.step();
+    CHECK(a.to_vector() == std::vector<double>{0.5, 0.5});
+    CHECK(b.to_vector() == std::vector<double>{1, 1});
+    opt.zero_grad();
+    CHECK_FALSE(a.grad().defined());
+    CHECK_THROWS_AS(optim::SGD({a}, {.lr = 0.1, .nesterov = true}), Error);
+    CHECK_THROWS_AS(optim::SGD({ones({2})}, {.lr = 0.1}), Error);  // not a parameter
+}
+
+TEST_CASE("clip_grad_norm_ scales all gradients together to the max norm and returns the norm before")
+{
+    const Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+    a.set_grad(tensor({3.0, 0.0}));
+    b.set_grad(tensor({0.0, 4.0}));
+    CHECK(optim::clip_grad_norm_({a, b}, 1.0) == doctest::Approx(5.0));
+    CHECK(a.grad().at({0}) == doctest::Approx(0.6).epsilon(1e-5));
+    CHECK(b.grad().at({1}) == doctest::Approx(0.8).epsilon(1e-5));
+    CHECK(optim::clip_grad_norm_({a, b}, 10.0) == doctest::Approx(1.0).epsilon(1e-5));  // already below: unchanged
+    CHECK(a.grad().at({0}) == doctest::Approx(0.6).epsilon(1e-5));
+}
