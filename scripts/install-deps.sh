@@ -8,6 +8,7 @@ packages=(
   g++ cmake make pkg-config  # the build
   doctest-dev                # the unit tests
   nlohmann-json3-dev         # trace export to JSON
+  zlib1g-dev                 # reading the gzip data sets (data/digits.csv.gz)
   graphviz                   # dot: the trace's graph pictures (and the docs' diagrams)
 )
 

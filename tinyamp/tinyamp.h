@@ -32,4 +32,6 @@
 #include "tinyamp/ops/softmax.h"         // softmax, log_softmax
 #include "tinyamp/ops/type_promotion.h"  // result_type
 #include "tinyamp/optim/optimizer.h"     // optim::SGD, clip_grad_norm_
+#include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch
+#include "tinyamp/data/datasets.h"        // data::load_digits, load_breast_cancer, data_path, train_test_split
 #include "tinyamp/version.h"
