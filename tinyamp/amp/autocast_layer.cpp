@@ -39,6 +39,31 @@ const char* kBannedMessage =
 
 std::string arrow(DType from, DType to) { return std::string(dtype_name(from)) + "\u2192" + dtype_name(to); }
 
+bool debug_enabled()
+{
+    static const bool enabled = [] {
+        const char* v = std::getenv("TINYAMP_DEBUG");
+        return v && std::string_view(v) == "1";
+    }();
+    return enabled;
+}
+
+// The one-line why of a decision (only built when explaining()).
+std::string explain(const char* op, const Decision& d)
+{
+    if (!d.policy) return std::string(op) + " is not listed on " + device_type_name(d.device_type) + " \u2192 runs in its input dtypes";
+    const std::string why = std::string(op) + " is " + d.rule + " on " + device_type_name(d.device_type) + " \u2192 ";
+    switch (*d.policy) {
+    case CastPolicy::lower_precision_fp:
+    case CastPolicy::fp32: return why + "runs in " + dtype_name(d.target);
+    case CastPolicy::fp32_set_opt_dtype:
+        return why + (d.set_opt_dtype ? "inputs kept, result in f32 (dtype=f32 unless given)" : "first input not eligible: unchanged");
+    case CastPolicy::promote: return why + "runs in the widest input dtype, " + dtype_name(d.target);
+    case CastPolicy::banned: break;
+    }
+    return why;
+}
+
 }  // namespace
 
 bool is_eligible(const Tensor& t, DeviceType device_type)
@@ -48,12 +73,10 @@ bool is_eligible(const Tensor& t, DeviceType device_type)
 
 void debug_log(const std::string& line)
 {
-    static const bool enabled = [] {
-        const char* v = std::getenv("TINYAMP_DEBUG");
-        return v && std::string_view(v) == "1";
-    }();
-    if (enabled) std::cerr << "[tinyamp autocast] " << line << '\n';
+    if (debug_enabled()) std::cerr << "[tinyamp autocast] " << line << '\n';
 }
+
+bool explaining() { return debug_enabled() || (trace::current() && trace::at_top_level()); }
 
 Decision decide(const char* op, const std::vector<Tensor>& tensors)
 {
@@ -68,35 +91,21 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors)
     d.device_type = first->device().type();
     if (!is_autocast_enabled(d.device_type)) return d;
     d.autocast_on = true;
-    const char* device = device_type_name(d.device_type);
     d.policy = get_autocast_table(d.device_type).lookup(op);
-    if (!d.policy) {
-        d.rule = "not listed";
-        d.why = std::string(op) + " is not listed on " + device + " \u2192 runs in its input dtypes";
-        return d;
+    d.rule = d.policy ? policy_name(*d.policy) : "not listed";
+    if (d.policy) {
+        switch (*d.policy) {
+        case CastPolicy::lower_precision_fp: d.target = get_autocast_dtype(d.device_type); break;
+        case CastPolicy::fp32: d.target = DType::f32; break;
+        case CastPolicy::fp32_set_opt_dtype: d.set_opt_dtype = is_eligible(*first, d.device_type); break;
+        case CastPolicy::promote: d.target = promote_target(op, tensors, d.device_type); break;
+        case CastPolicy::banned: TINYAMP_FAIL(state, kBannedMessage);
+        }
     }
-    d.rule = policy_name(*d.policy);
-    const std::string head = std::string(op) + " is " + d.rule + " on " + device + " \u2192 ";
-    switch (*d.policy) {
-    case CastPolicy::lower_precision_fp:
-        d.target = get_autocast_dtype(d.device_type);
-        d.why = head + "runs in " + dtype_name(d.target);
-        break;
-    case CastPolicy::fp32:
-        d.target = DType::f32;
-        d.why = head + "runs in f32";
-        break;
-    case CastPolicy::fp32_set_opt_dtype:
-        d.set_opt_dtype = is_eligible(*first, d.device_type);
-        d.why = head + (d.set_opt_dtype ? "inputs kept, result in f32 (dtype=f32 unless given)" : "first input not eligible: unchanged");
-        break;
-    case CastPolicy::promote:
-        d.target = promote_target(op, tensors, d.device_type);
-        d.why = head + "runs in the widest input dtype, " + dtype_name(d.target);
-        break;
-    case CastPolicy::banned: TINYAMP_FAIL(state, kBannedMessage);
+    if (explaining()) {
+        d.why = explain(op, d);
+        if (d.policy) debug_log(d.why);  // ops the table does not list are not autocast decisions
     }
-    debug_log(d.why);
     return d;
 }
 
@@ -105,7 +114,6 @@ Tensor cast_argument(const Tensor& t, const Decision& d, const char* op)
     const bool casts = d.policy == CastPolicy::lower_precision_fp || d.policy == CastPolicy::fp32 || d.policy == CastPolicy::promote;
     if (!casts || !is_eligible(t, d.device_type) || t.dtype() == d.target) return t;
 
-    const std::string who = t.name().empty() ? "input" : t.name();
     const DType from = t.dtype();
     CachedCast result;
     {
@@ -113,14 +121,17 @@ Tensor cast_argument(const Tensor& t, const Decision& d, const char* op)
         if (d.policy == CastPolicy::lower_precision_fp)
             result = cached_cast(t, d.target, d.device_type);
         else
-            result = {t.to(d.target), CacheOutcome::not_cacheable, "only lower-precision casts are cached"};
+            result = {t.to(d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
     }
+    if (!explaining()) return result.tensor;
+
     std::string cache_note;
     switch (result.cache) {
-    case CacheOutcome::stored: cache_note = "cache: stored, " + result.reason; break;
+    case CacheOutcome::stored: cache_note = "cache: stored, " + explain_cache_reason(result.reason, t); break;
     case CacheOutcome::hit: cache_note = "cache: hit, cast once per autocast region"; break;
-    case CacheOutcome::not_cacheable: cache_note = "not cached: " + result.reason; break;
+    case CacheOutcome::not_cacheable: cache_note = "not cached: " + explain_cache_reason(result.reason, t); break;
     }
+    const std::string who = t.name().empty() ? "input" : t.name();
     const std::string why = std::string(op) + " is " + d.rule + " on " + device_type_name(d.device_type) + " \u2192 cast " + who + " " +
                             arrow(from, d.target) + " (" + cache_note + ")";
     debug_log(why);

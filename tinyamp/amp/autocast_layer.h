@@ -19,8 +19,8 @@ struct Decision {
     std::optional<CastPolicy> policy;   ///< nullopt: the op is not listed
     DType target = DType::f32;          ///< lower_precision_fp / fp32 / promote: what eligible inputs become
     bool set_opt_dtype = false;         ///< fp32_set_opt_dtype with an eligible first input
-    std::string rule;                   ///< "lower_precision_fp", ..., "not listed", or "" (autocast off)
-    std::string why;                    ///< one line for the trace and TINYAMP_DEBUG
+    const char* rule = "";              ///< "lower_precision_fp", ..., "not listed", or "" (autocast off)
+    std::string why;                    ///< one line, built only when explaining() (trace or TINYAMP_DEBUG)
 };
 
 bool is_eligible(const Tensor& t, DeviceType device_type);
@@ -31,6 +31,9 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors);
 Tensor cast_argument(const Tensor& t, const Decision& decision, const char* op);
 /// Logs a line to stderr when the environment has TINYAMP_DEBUG=1.
 void debug_log(const std::string& line);
+/// Whether anyone reads the one-line explanations now: a trace recording at top level, or
+/// TINYAMP_DEBUG=1. Without one, autocast builds no strings.
+bool explaining();
 
 // The op's arguments as the op will see them: tensors (also in vectors) cast, a std::optional<DType>
 // set to f32 under fp32_set_opt_dtype, anything else unchanged.

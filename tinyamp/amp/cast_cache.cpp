@@ -32,27 +32,24 @@ std::unordered_map<Key, Entry, KeyHash>& cache()
     return entries;
 }
 
-std::string label(const Tensor& t) { return t.name().empty() ? "the tensor" : t.name(); }
-
-// Why a cast may not be cached; empty when it may.
-std::string not_cacheable_because(const Tensor& source, DType dtype, DeviceType device_type)
+// Why a cast may not be cached, or f32_leaf_requiring_grad when it may.
+CacheReason cache_reason(const Tensor& source, DType dtype, DeviceType device_type)
 {
-    if (dtype != get_autocast_dtype(device_type)) return "only casts to the autocast dtype are cached";
-    if (source.dtype() != DType::f32) return label(source) + " is not f32";
-    if (!source.requires_grad()) return label(source) + " does not require grad (an activation, not a weight)";
-    if (!source.is_leaf()) return label(source) + " is not a leaf (it was computed)";
-    if (source.is_view()) return label(source) + " is a view";
-    if (!is_autocast_cache_enabled()) return "the cache is disabled in this region";
-    return "";
+    if (dtype != get_autocast_dtype(device_type)) return CacheReason::not_autocast_dtype;
+    if (source.dtype() != DType::f32) return CacheReason::not_f32;
+    if (!source.requires_grad()) return CacheReason::no_grad_required;
+    if (!source.is_leaf()) return CacheReason::not_leaf;
+    if (source.is_view()) return CacheReason::is_view;
+    if (!is_autocast_cache_enabled()) return CacheReason::cache_disabled;
+    return CacheReason::f32_leaf_requiring_grad;
 }
 
 }  // namespace
 
 CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type)
 {
-    std::string why_not = not_cacheable_because(source, dtype, device_type);
-    if (!why_not.empty()) return {source.to(dtype), CacheOutcome::not_cacheable, std::move(why_not)};
-    const std::string reason = label(source) + " is an f32 leaf that requires grad";
+    const CacheReason reason = cache_reason(source, dtype, device_type);
+    if (reason != CacheReason::f32_leaf_requiring_grad) return {source.to(dtype), CacheOutcome::not_cacheable, reason};
     {
         std::lock_guard lock(cache_mutex);
         const auto it = cache().find(Key{source.impl().get(), dtype});
@@ -66,6 +63,22 @@ CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type
     std::lock_guard lock(cache_mutex);
     cache()[Key{source.impl().get(), dtype}] = Entry{source.impl(), cast};
     return {cast, CacheOutcome::stored, reason};
+}
+
+std::string explain_cache_reason(CacheReason reason, const Tensor& source)
+{
+    const std::string who = source.name().empty() ? "the tensor" : source.name();
+    switch (reason) {
+    case CacheReason::f32_leaf_requiring_grad: return who + " is an f32 leaf that requires grad";
+    case CacheReason::not_lower_precision: return "only lower-precision casts are cached";
+    case CacheReason::not_autocast_dtype: return "only casts to the autocast dtype are cached";
+    case CacheReason::not_f32: return who + " is not f32";
+    case CacheReason::no_grad_required: return who + " does not require grad (an activation, not a weight)";
+    case CacheReason::not_leaf: return who + " is not a leaf (it was computed)";
+    case CacheReason::is_view: return who + " is a view";
+    case CacheReason::cache_disabled: return "the cache is disabled in this region";
+    }
+    return "";
 }
 
 void clear_autocast_cache()
