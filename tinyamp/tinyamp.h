@@ -31,7 +31,24 @@
 #include "tinyamp/ops/reduce.h"          // sum, mean, max, argmax
 #include "tinyamp/ops/softmax.h"         // softmax, log_softmax
 #include "tinyamp/ops/type_promotion.h"  // result_type
-#include "tinyamp/optim/optimizer.h"     // optim::SGD, clip_grad_norm_
+#include "tinyamp/optim/optimizer.h"     // optim::Optimizer, ParamGroup, state_dict
+#include "tinyamp/optim/sgd.h"           // optim::SGD
+#include "tinyamp/optim/adam.h"          // optim::Adam, optim::AdamW
+#include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR
+#include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
+#include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
+#include "tinyamp/nn/linear.h"           // nn::Linear
+#include "tinyamp/nn/conv.h"             // nn::Conv2d
+#include "tinyamp/nn/normalization.h"    // nn::LayerNorm, nn::BatchNorm1d, nn::BatchNorm2d
+#include "tinyamp/nn/activation.h"       // nn::ReLU, nn::GELU
+#include "tinyamp/nn/dropout.h"          // nn::Dropout
+#include "tinyamp/nn/flatten.h"          // nn::Flatten
+#include "tinyamp/nn/sequential.h"       // nn::Sequential
+#include "tinyamp/nn/loss.h"             // nn::CrossEntropyLoss, nn::MSELoss, ...
+#include "tinyamp/io/atomic_file.h"      // io::write_file_atomically
+#include "tinyamp/io/safetensors.h"      // io::save_safetensors, io::load_safetensors
+#include "tinyamp/io/checkpoint.h"       // io::save_checkpoint, io::load_checkpoint
 #include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch
 #include "tinyamp/data/datasets.h"        // data::load_digits, load_breast_cancer, data_path, train_test_split
+#include "tinyamp/data/synthetic.h"       // data::make_blobs, make_moons, make_spirals
 #include "tinyamp/version.h"

@@ -13,41 +13,20 @@
 #include <tinyamp/core/error.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/temp_dir.h"
 
 using namespace tinyamp;
 using tinyamp::amp::CastPolicy;
 using tinyamp::amp::PolicyTable;
 using tinyamp::test::error_message;
 
+using tinyamp::test::TempDir;
+
 namespace {
 
 using Entries = std::map<std::string, CastPolicy>;
 
 // A fresh folder under the system's temporary folder, removed with everything in it at the end.
-class TempDir {
-public:
-    TempDir()
-    {
-        std::random_device random;
-        path_ = std::filesystem::temp_directory_path() /
-                ("tinyamp_cast_policy_test_" + std::to_string(random()) + "_" + std::to_string(random()));
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir()
-    {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
-
 std::string read_text(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);

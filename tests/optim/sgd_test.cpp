@@ -52,6 +52,26 @@ TEST_CASE("SGD skips parameters without gradients, zero_grad drops gradients, an
     CHECK_THROWS_AS(optim::SGD({ones({2})}, {.lr = 0.1}), Error);  // not a parameter
 }
 
+TEST_CASE("SGD keeps a momentum_buffer per parameter and uses each group's lr")
+{
+    const Tensor a = tensor({1.0, 2.0}, f64).requires_grad_(), b = tensor({1.0}, f64).requires_grad_();
+    const Tensor c = tensor({1.0}, f64).requires_grad_();
+    optim::SGD opt(std::vector<optim::ParamGroup>{{{a}, 0.1}, {{b}, 0.5}, {.params = {c}}}, {.lr = 0.25, .momentum = 0.9});
+    CHECK(opt.param_groups()[2].lr == 0.25);  // a group without an lr gets the optimizer's
+    CHECK_FALSE(opt.momentum_buffer(a).defined());
+    for (int i = 0; i < 2; ++i) {
+        a.set_grad(tensor({1.0, -1.0}, f64));
+        b.set_grad(tensor({1.0}, f64));
+        opt.step();
+    }
+    // buf = 1, then 0.9 + 1 = 1.9: p moves by lr * 2.9 in all.
+    CHECK(a.to_vector() == std::vector<double>{1.0 - 0.1 * 1 - 0.1 * 1.9, 2.0 + 0.1 * 1 + 0.1 * 1.9});
+    CHECK(b.item() == doctest::Approx(1.0 - 0.5 * 2.9));
+    CHECK(opt.momentum_buffer(a).to_vector() == std::vector<double>{1.9, -1.9});
+    CHECK(opt.state(b).at("momentum_buffer").item() == doctest::Approx(1.9));
+    CHECK(opt.state_dict().param_groups[1].options.at("lr") == 0.5);
+}
+
 TEST_CASE("clip_grad_norm_ scales all gradients together to the max norm and returns the norm before")
 {
     const Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tinyamp/core/error.h"
+#include "tinyamp/io/atomic_file.h"
 
 namespace tinyamp::amp {
 namespace {
@@ -146,17 +147,11 @@ PolicyTable PolicyTable::from_text(const std::string& text)
 
 void PolicyTable::save(const std::string& path) const
 {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        TINYAMP_CHECK(out.good(), io, "cannot write policy table to '", temporary, "'; check that the folder exists and is writable");
-        out << to_text();
-        out.flush();
-        TINYAMP_CHECK(out.good(), io, "writing policy table to '", temporary, "' failed (disk full?); '", path, "' was left as it was");
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        std::remove(temporary.c_str());
-        TINYAMP_FAIL(io, "cannot move '", temporary, "' to '", path, "'; '", path, "' was left as it was");
+    // Atomic (temp file, fsync, rename): a failed save leaves the old file as it was.
+    try {
+        io::write_file_atomically(path, to_text());
+    } catch (const Error& e) {
+        TINYAMP_FAIL(io, "cannot write policy table: ", e.message());
     }
 }
 

@@ -254,4 +254,19 @@ void copy_into(const Tensor& dst, const Tensor& src)
                                   dst.data_ptr());
 }
 
+void set_data(const Tensor& self, const Tensor& data)
+{
+    TINYAMP_CHECK(self.defined() && data.defined(), value, "set_data needs two defined tensors");
+    TINYAMP_CHECK(self.is_leaf(), state, "set_data: only a leaf tensor (a parameter or buffer) can have its data replaced, but this one "
+                                          "was computed by '", self.grad_fn_name(), "'");
+    TINYAMP_CHECK(!self.requires_grad() || is_floating_point(data.dtype()), dtype,
+                  "set_data: a tensor that requires grad must stay floating point, not ", dtype_name(data.dtype()));
+    TensorImpl& impl = *self.impl();
+    impl.storage = data.storage();
+    impl.shape = data.shape();
+    impl.strides = data.strides();
+    impl.offset = data.storage_offset();
+    impl.dtype = data.dtype();
+}
+
 }  // namespace tinyamp::layout

@@ -30,5 +30,9 @@ Tensor convert(const Tensor& self, DType dtype);
 Tensor to_device(const Tensor& self, Device device);
 /// Writes src (broadcast to dst's shape, converted to dst's dtype) into dst's elements, in place.
 void copy_into(const Tensor& dst, const Tensor& src);
+/// Points self at data's storage, shape, strides and dtype, keeping self's identity (its id,
+/// name, grad flag, and every handle to it), as PyTorch's `param.data = data`. Module::to(dtype)
+/// uses it so that optimizers built earlier still hold the module's parameters. No autograd.
+void set_data(const Tensor& self, const Tensor& data);
 
 }  // namespace tinyamp::layout

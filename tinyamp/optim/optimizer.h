@@ -1,57 +1,99 @@
 #pragma once
-// Optimizers update parameters in place from their .grad (under NoGradGuard). Parameters, their
-// gradients and the optimizer's state stay in the parameters' own dtype: f32 master weights.
+// Optimizer: the base of SGD, Adam and AdamW, as torch.optim.Optimizer. It holds the parameters
+// in groups (each with its own learning rate, which schedulers change) and, per parameter, named
+// state tensors ("momentum_buffer", "exp_avg", ...). Updates run under NoGradGuard.
+//
+// Master weights: under mixed precision keep parameters, gradients and optimizer state f32;
+// autocast casts the weights per op, and GradScaler unscales the f32 gradients before the step.
+// f16/bf16 parameters are accepted, as in PyTorch (their state has their dtype and each update is
+// computed in f32 and rounded once), but small updates round away there (p - lr*g == p).
 
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tinyamp/core/tensor.h"
 
 namespace tinyamp::optim {
 
+/// Parameters that share a learning rate: ParamGroup{{w1, b1}, 0.1}. Left out, the lr is the
+/// optimizer's (its options' lr), as a PyTorch group without "lr" gets the default.
 struct ParamGroup {
     std::vector<Tensor> params;
-    double lr = 0.01;
+    double lr = std::numeric_limits<double>::quiet_NaN();  // NaN: not given
+};
+
+/// A group in a state_dict: its hyperparameters ("lr", "momentum", ...) and the indices of its
+/// parameters, numbered 0.. across the groups in order, as PyTorch numbers them.
+struct ParamGroupState {
+    std::map<std::string, double> options;
+    std::vector<std::int64_t> params;
+};
+
+/// PyTorch's optimizer.state_dict(): the state per parameter index ("step" is a 0-d f32 tensor,
+/// as in PyTorch) and the groups. The tensors are copies.
+struct OptimizerStateDict {
+    std::string type;  ///< "SGD", "Adam", "AdamW"
+    std::map<std::int64_t, std::map<std::string, Tensor>> state;
+    std::vector<ParamGroupState> param_groups;
 };
 
 class Optimizer {
 public:
-    explicit Optimizer(std::vector<ParamGroup> groups);
+    /// Checks that every parameter is a leaf that requires grad and is in one group only; groups
+    /// without an lr get `default_lr`.
+    Optimizer(std::vector<ParamGroup> groups, double default_lr);
     virtual ~Optimizer() = default;
+    Optimizer(const Optimizer&) = delete;
+    Optimizer& operator=(const Optimizer&) = delete;
+
     /// One update from the current gradients; parameters without a gradient are left alone.
     virtual void step() = 0;
+    virtual std::string type_name() const = 0;
     /// Drops every gradient (PyTorch's zero_grad(set_to_none=True)).
     void zero_grad();
     std::vector<ParamGroup>& param_groups() { return groups_; }
     const std::vector<ParamGroup>& param_groups() const { return groups_; }
 
+    /// The named state of `param` ("momentum_buffer", ...); empty before its first step.
+    const std::map<std::string, Tensor>& state(const Tensor& param) const;
+
+    OptimizerStateDict state_dict() const;
+    /// Restores groups' hyperparameters and the per-parameter state (converted to each parameter's
+    /// dtype). As in PyTorch, saved parameter i is the one at the same position in the groups.
+    /// Everything is checked first (type, group and parameter counts, options, state names and
+    /// shapes); a mismatch throws and changes nothing.
+    void load_state_dict(const OptimizerStateDict& state);
+
+protected:
+    /// The state of parameter `index` (numbered across groups), created empty on first use.
+    std::map<std::string, Tensor>& state_at(std::size_t index) { return state_[index]; }
+    /// The hyperparameters of this optimizer other than lr, for state_dict. They are shared by all
+    /// groups (only lr is per group).
+    virtual std::map<std::string, double> options() const = 0;
+    /// Sets them back from a state_dict (only the keys of options() are passed); checks the
+    /// values first and throws without changing anything if one is invalid.
+    virtual void set_options(const std::map<std::string, double>& options) = 0;
+    /// The state names this optimizer keeps for a parameter, all together once it has stepped
+    /// (load_state_dict refuses other names and incomplete state).
+    virtual std::vector<std::string> state_names() const = 0;
+    /// Calls fn(group, param, index) for each parameter with a gradient, index across groups.
+    template <class Fn>
+    void for_each_param_with_grad(Fn&& fn)
+    {
+        std::size_t index = 0;
+        for (ParamGroup& group : groups_)
+            for (const Tensor& p : group.params) {
+                if (p.grad().defined()) fn(group, p, index);
+                ++index;
+            }
+    }
+
 private:
     std::vector<ParamGroup> groups_;
+    std::map<std::size_t, std::map<std::string, Tensor>> state_;
 };
-
-struct SGDOptions {
-    double lr = 0.01;
-    double momentum = 0.0;
-    double dampening = 0.0;
-    double weight_decay = 0.0;
-    bool nesterov = false;
-};
-
-/// PyTorch's SGD: d = g + weight_decay p; with momentum, buf = momentum buf + (1 - dampening) d
-/// (buf = d the first time) and d = buf, or d + momentum buf with nesterov; then p -= lr d.
-class SGD : public Optimizer {
-public:
-    SGD(std::vector<Tensor> params, SGDOptions options);
-    void step() override;
-    /// The momentum buffer of a parameter (undefined before its first step).
-    Tensor momentum_buffer(const Tensor& param) const;
-
-private:
-    SGDOptions options_;
-    std::vector<Tensor> buffers_;  // parallel to the params of group 0, in order
-};
-
-/// Scales all gradients together so their total 2-norm is at most max_norm; returns the norm
-/// before clipping. A non-finite norm is an error only with error_if_nonfinite.
-double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, bool error_if_nonfinite = false);
 
 }  // namespace tinyamp::optim

@@ -1,74 +1,75 @@
-#include <cmath>
+#include "tinyamp/optim/sgd.h"
 
 #include "tinyamp/autograd/grad_mode.h"
-#include "tinyamp/ops/elementwise.h"
-#include "tinyamp/ops/reduce.h"
-#include "tinyamp/optim/optimizer.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {
+namespace {
 
-Optimizer::Optimizer(std::vector<ParamGroup> groups) : groups_(std::move(groups))
+void check(const SGDOptions& o)
 {
-    for (const ParamGroup& g : groups_)
-        for (const Tensor& p : g.params)
-            TINYAMP_CHECK(p.defined() && p.is_leaf() && p.requires_grad(), value,
-                          "an optimizer needs leaf tensors that require grad (parameters); call requires_grad_() on them");
+    TINYAMP_CHECK(o.lr >= 0, value, "Invalid learning rate: ", o.lr, " (it must be >= 0)");
+    TINYAMP_CHECK(o.momentum >= 0, value, "Invalid momentum value: ", o.momentum, " (it must be >= 0)");
+    TINYAMP_CHECK(o.weight_decay >= 0, value, "Invalid weight_decay value: ", o.weight_decay, " (it must be >= 0)");
+    TINYAMP_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), value, "Nesterov momentum requires a momentum and zero dampening");
 }
 
-void Optimizer::zero_grad()
-{
-    for (const ParamGroup& g : groups_)
-        for (const Tensor& p : g.params) p.set_grad(Tensor());
-}
+}  // namespace
 
-SGD::SGD(std::vector<Tensor> params, SGDOptions options) : Optimizer({ParamGroup{std::move(params), options.lr}}), options_(options)
-{
-    TINYAMP_CHECK(options.lr >= 0, value, "SGD: invalid learning rate ", options.lr, " (it must be >= 0)");
-    TINYAMP_CHECK(!options.nesterov || (options.momentum > 0 && options.dampening == 0), value,
-                  "SGD: Nesterov momentum requires a momentum and zero dampening");
-    buffers_.resize(param_groups()[0].params.size());
-}
+SGD::SGD(std::vector<Tensor> params, SGDOptions options) : SGD(std::vector<ParamGroup>{ParamGroup{std::move(params), options.lr}}, options) {}
+
+SGD::SGD(std::vector<ParamGroup> groups, SGDOptions options) : Optimizer(std::move(groups), options.lr), options_(options) { check(options); }
 
 void SGD::step()
 {
     NoGradGuard no_grad;
-    const ParamGroup& group = param_groups()[0];
-    for (std::size_t i = 0; i < group.params.size(); ++i) {
-        const Tensor& p = group.params[i];
-        if (!p.grad().defined()) continue;
-        Tensor d = p.grad();
-        if (options_.weight_decay != 0) d = add(d, mul(p, options_.weight_decay));
-        if (options_.momentum != 0) {
-            Tensor& buf = buffers_[i];
-            buf = buf.defined() ? add(mul(buf, options_.momentum), mul(d, 1.0 - options_.dampening)) : d.clone();
-            d = options_.nesterov ? add(d, mul(buf, options_.momentum)) : buf;
+    const SGDOptions o = options_;
+    for_each_param_with_grad([&](const ParamGroup& group, const Tensor& p, std::size_t index) {
+        const double lr = group.lr;
+        if (o.momentum == 0) {
+            detail::update_elements(p, p.grad(), Tensor(), Tensor(), [&](auto& w, auto g, auto&, auto&) {
+                using T = std::remove_reference_t<decltype(w)>;
+                w -= T(lr) * (g + T(o.weight_decay) * w);
+            });
+            return;
         }
-        p.copy_(sub(p, mul(d, group.lr)));
-    }
+        auto& state = state_at(index);
+        const bool first = !state.count("momentum_buffer");
+        if (first) state["momentum_buffer"] = zeros_like(p);
+        detail::update_elements(p, p.grad(), state["momentum_buffer"], Tensor(), [&](auto& w, auto g, auto& buf, auto&) {
+            using T = std::remove_reference_t<decltype(w)>;
+            const T d = g + T(o.weight_decay) * w;
+            buf = first ? d : T(o.momentum) * buf + T(1 - o.dampening) * d;
+            w -= T(lr) * (o.nesterov ? d + T(o.momentum) * buf : buf);
+        });
+    });
 }
 
 Tensor SGD::momentum_buffer(const Tensor& param) const
 {
-    const auto& params = param_groups()[0].params;
-    for (std::size_t i = 0; i < params.size(); ++i)
-        if (params[i].is_same(param)) return buffers_[i];
-    TINYAMP_FAIL(value, "momentum_buffer: that tensor is not one of this optimizer's parameters");
+    const auto& s = state(param);
+    auto it = s.find("momentum_buffer");
+    return it == s.end() ? Tensor() : it->second;
 }
 
-double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, bool error_if_nonfinite)
+std::map<std::string, double> SGD::options() const
 {
-    NoGradGuard no_grad;
-    double total = 0;
-    for (const Tensor& p : params)
-        if (p.grad().defined()) total += sum(mul(p.grad(), p.grad()), DType::f64).item();
-    const double norm = std::sqrt(total);
-    TINYAMP_CHECK(std::isfinite(norm) || !error_if_nonfinite, value, "clip_grad_norm_: the total norm of the gradients is ", norm,
-                  "; pass error_if_nonfinite=false to clip anyway");
-    const double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0)
-        for (const Tensor& p : params)
-            if (p.grad().defined()) p.grad().copy_(mul(p.grad(), coef));
-    return norm;
+    return {{"momentum", options_.momentum},
+            {"dampening", options_.dampening},
+            {"weight_decay", options_.weight_decay},
+            {"nesterov", options_.nesterov ? 1.0 : 0.0}};
+}
+
+void SGD::set_options(const std::map<std::string, double>& o)
+{
+    SGDOptions next = options_;
+    if (o.count("momentum")) next.momentum = o.at("momentum");
+    if (o.count("dampening")) next.dampening = o.at("dampening");
+    if (o.count("weight_decay")) next.weight_decay = o.at("weight_decay");
+    if (o.count("nesterov")) next.nesterov = o.at("nesterov") != 0;
+    check(next);
+    options_ = next;
 }
 
 }  // namespace tinyamp::optim

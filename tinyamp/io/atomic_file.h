@@ -1,0 +1,32 @@
+#pragma once
+// Whole-file reads and atomic whole-file writes (POSIX).
+//
+// A plain "open, truncate, write" that is interrupted (a crash, a full disk, a kill -9) leaves a
+// half-written file, and the old contents are already gone. write_file_atomically writes to a
+// temporary file next to the target and renames it over the target only once every byte is on
+// disk, so a reader (or the next run) sees either the old file or the whole new one.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace tinyamp::io {
+
+/// Writes bytes to path so that readers see either the old file or the whole new one: write to
+/// a temp file in the same directory (".<file>.tmp-<pid>-<counter>"), fsync it, rename it over
+/// path, fsync the directory. On any failure the temp file is removed and Error(io) is thrown
+/// naming the path and the OS error; the old file is untouched. A new file gets the usual
+/// permissions (0666 less the umask), as std::ofstream would give it.
+void write_file_atomically(const std::string& path, std::string_view bytes);
+
+/// The whole file. Error(io) naming the path if it is missing, a folder, or unreadable.
+std::string read_file(const std::string& path);
+
+namespace testing {
+/// A test seam: called after the temp file is complete and synced, just before the rename
+/// (tests use it to simulate a crash there). Pass {} to clear. If it throws, the temp file is
+/// removed and the exception goes on to the caller.
+void set_before_rename_hook(std::function<void(const std::string& temp_path)> hook);
+}  // namespace testing
+
+}  // namespace tinyamp::io

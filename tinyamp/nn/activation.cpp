@@ -1,0 +1,11 @@
+#include "tinyamp/nn/activation.h"
+
+#include "tinyamp/ops/elementwise.h"
+
+namespace tinyamp::nn {
+
+Tensor ReLU::forward(const Tensor& input) { return relu(input); }
+
+Tensor GELU::forward(const Tensor& input) { return gelu(input); }
+
+}  // namespace tinyamp::nn

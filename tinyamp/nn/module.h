@@ -1,0 +1,105 @@
+#pragma once
+// nn::Module: the base of every layer, as torch.nn.Module. A module owns named parameters
+// (leaf tensors that require grad: what the optimizer updates), named buffers (state that is saved
+// but not trained, such as BatchNorm's running mean) and named child modules. Names nest with
+// dots, as in PyTorch: a Sequential's first Linear has "0.weight" and "0.bias", so a state_dict
+// saved here loads into the same model written in PyTorch.
+//
+//     auto model = std::make_shared<nn::Sequential>(...);
+//     optim::SGD opt(model->parameters(), {.lr = 0.05});
+//     Tensor logits = (*model)(x);          // forward
+//     model->eval();                        // Dropout off, BatchNorm uses running stats
+//
+// Parameters stay f32 (the master weights) unless you call to(dtype); under autocast the ops cast
+// them per call, and the cast cache keeps one low-precision copy per region.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tinyamp/core/tensor.h"
+
+namespace tinyamp::nn {
+
+/// (name, tensor) pairs in a fixed order: registration order, a module's own before its children's.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module {
+public:
+    Module() = default;
+    virtual ~Module() = default;
+    Module(const Module&) = delete;  // a module is shared by handle (std::shared_ptr), never copied
+    Module& operator=(const Module&) = delete;
+
+    /// The computation for one input. Modules that take other inputs (the losses take input and
+    /// target) define their own operator(); calling this one on them is an error.
+    virtual Tensor forward(const Tensor& input);
+    Tensor operator()(const Tensor& input) { return forward(input); }
+
+    /// "Linear", "Sequential": the class name as PyTorch prints it.
+    virtual std::string type_name() const = 0;
+    /// What goes inside the parentheses when printed: "in_features=64, out_features=256, bias=True".
+    virtual std::string extra_repr() const { return {}; }
+    /// PyTorch's repr: the module, its settings and its children, indented.
+    std::string to_string() const;
+
+    NamedTensors named_parameters() const;
+    std::vector<Tensor> parameters() const;
+    NamedTensors named_buffers() const;
+    std::vector<Tensor> buffers() const;
+    const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
+    /// Number of parameter elements (weights), summed over the whole tree.
+    std::int64_t num_parameters() const;
+
+    /// Parameters and buffers, each module's own first, then its children's: what a checkpoint saves.
+    /// The tensors are the module's own (not copies): save or clone them before changing them.
+    NamedTensors state_dict() const;
+    /// Copies `state` into this module's parameters and buffers (converted to their dtypes), all or
+    /// nothing: every name and shape is checked first, and any mismatch throws with PyTorch's
+    /// "Error(s) in loading state_dict for ..." listing and changes nothing. With strict=false,
+    /// missing and unexpected names are allowed (shape mismatches still throw).
+    void load_state_dict(const NamedTensors& state, bool strict = true);
+
+    /// Training mode (the default) or evaluation mode, for this module and all its children.
+    Module& train(bool mode = true);
+    Module& eval() { return train(false); }
+    bool is_training() const { return training_; }
+
+    /// Converts every floating point parameter, buffer and gradient to `dtype`, in place: the
+    /// tensors keep their identity, so an optimizer made earlier still updates them. (For mixed
+    /// precision, keep f32 parameters and use amp::autocast instead; to(f16) makes a pure f16 model.)
+    Module& to(DType dtype);
+    /// Drops every parameter's gradient (set to none), as Optimizer::zero_grad does.
+    void zero_grad();
+
+protected:
+    /// Makes `value` a parameter named `name`: a leaf that requires grad, labelled `name` for traces.
+    Tensor register_parameter(const std::string& name, Tensor value);
+    /// Adds state that is saved and converted with the module but not trained (running statistics).
+    Tensor register_buffer(const std::string& name, Tensor value);
+    /// Adds a child; its parameters' labels get the prefix "name." so traces show "0.weight".
+    template <class M>
+    std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module)
+    {
+        add_child(name, module);
+        return module;
+    }
+    /// Booleans as Python prints them (True/False), for extra_repr.
+    static std::string py_bool(bool value) { return value ? "True" : "False"; }
+    /// Floats as Python's repr prints them (0.1, 1e-05, 1.0), for extra_repr.
+    static std::string py_float(double value);
+
+private:
+    void add_child(const std::string& name, const std::shared_ptr<Module>& module);
+    void check_new_name(const std::string& name) const;
+    void collect(const std::string& prefix, bool parameters, bool buffers, NamedTensors& out) const;
+
+    NamedTensors parameters_;
+    NamedTensors buffers_;
+    std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+    bool training_ = true;
+};
+
+}  // namespace tinyamp::nn

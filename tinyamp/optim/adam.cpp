@@ -1,0 +1,90 @@
+#include "tinyamp/optim/adam.h"
+
+#include <cmath>
+
+#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/factories.h"
+#include "tinyamp/optim/update_loop.h"
+
+namespace tinyamp::optim {
+namespace {
+
+void check(const AdamOptions& o)
+{
+    TINYAMP_CHECK(o.lr >= 0, value, "Invalid learning rate: ", o.lr, " (it must be >= 0)");
+    TINYAMP_CHECK(o.eps >= 0, value, "Invalid epsilon value: ", o.eps, " (it must be >= 0)");
+    TINYAMP_CHECK(o.beta1 >= 0 && o.beta1 < 1, value, "Invalid beta parameter at index 0: ", o.beta1, " (it must be in [0, 1))");
+    TINYAMP_CHECK(o.beta2 >= 0 && o.beta2 < 1, value, "Invalid beta parameter at index 1: ", o.beta2, " (it must be in [0, 1))");
+    TINYAMP_CHECK(o.weight_decay >= 0, value, "Invalid weight_decay value: ", o.weight_decay, " (it must be >= 0)");
+}
+
+std::vector<ParamGroup> one_group(std::vector<Tensor> params, double lr) { return {ParamGroup{std::move(params), lr}}; }
+
+AdamOptions as_adam(const AdamWOptions& o) { return {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay}; }
+
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(one_group(std::move(params), options.lr), options, false) {}
+Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options) : Adam(std::move(groups), options, false) {}
+Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled_weight_decay)
+    : Optimizer(std::move(groups), options.lr), options_(options), decoupled_(decoupled_weight_decay)
+{
+    check(options);
+}
+
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions options) : Adam(one_group(std::move(params), options.lr), as_adam(options), true) {}
+AdamW::AdamW(std::vector<ParamGroup> groups, AdamWOptions options) : Adam(std::move(groups), as_adam(options), true) {}
+
+void Adam::step()
+{
+    NoGradGuard no_grad;
+    const AdamOptions o = options_;
+    for_each_param_with_grad([&](const ParamGroup& group, const Tensor& p, std::size_t index) {
+        auto& state = state_at(index);
+        if (!state.count("step")) {
+            state["step"] = zeros({}, f32);  // a 0-d f32 tensor, as PyTorch keeps it
+            state["exp_avg"] = zeros_like(p);
+            state["exp_avg_sq"] = zeros_like(p);
+        }
+        const double t = state["step"].item() + 1;
+        state["step"].set(std::vector<std::int64_t>{}, t);
+        // The scalars are computed in f64 once per tensor, then used in the parameter's dtype.
+        const double lr = group.lr;
+        const double bias_correction1 = 1 - std::pow(o.beta1, t);
+        const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
+        const double step_size = lr / bias_correction1;
+        const double wd = o.weight_decay;
+        // The same operations as PyTorch's single-tensor Adam, in the same order: exp_avg.lerp_(g,
+        // 1 - b1); exp_avg_sq.mul_(b2).addcmul_(g, g, 1 - b2); p.addcdiv_(m, sqrt(v) / bc2_sqrt + eps,
+        // -step_size). The scalars are rounded to the parameter's dtype as PyTorch rounds them.
+        detail::update_elements(p, p.grad(), state["exp_avg"], state["exp_avg_sq"], [&](auto& w, auto grad, auto& m, auto& v) {
+            using T = std::remove_reference_t<decltype(w)>;
+            T g = grad;
+            if (decoupled_)
+                w *= T(1 - lr * wd);  // AdamW: decay the weight itself
+            else if (wd != 0)
+                g += T(wd) * w;  // Adam: L2, through the gradient
+            m = detail::lerp(m, g, T(1 - o.beta1));
+            v = v * T(o.beta2) + T(1 - o.beta2) * g * g;
+            w += T(-step_size) * m / (std::sqrt(v) / T(bias_correction2_sqrt) + T(o.eps));
+        });
+    });
+}
+
+std::map<std::string, double> Adam::options() const
+{
+    return {{"beta1", options_.beta1}, {"beta2", options_.beta2}, {"eps", options_.eps}, {"weight_decay", options_.weight_decay}};
+}
+
+void Adam::set_options(const std::map<std::string, double>& o)
+{
+    AdamOptions next = options_;
+    if (o.count("beta1")) next.beta1 = o.at("beta1");
+    if (o.count("beta2")) next.beta2 = o.at("beta2");
+    if (o.count("eps")) next.eps = o.at("eps");
+    if (o.count("weight_decay")) next.weight_decay = o.at("weight_decay");
+    check(next);
+    options_ = next;
+}
+
+}  // namespace tinyamp::optim

@@ -1,0 +1,50 @@
+#pragma once
+// StepLR: the learning rate of every group decays by gamma every step_size epochs, as
+// torch.optim.lr_scheduler.StepLR. Call step() once per epoch, after the optimizer's steps.
+//
+//     optim::StepLR scheduler(optimizer, /*step_size=*/10, /*gamma=*/0.5);
+//     for (epoch ...) { train(); scheduler.step(); }   // lr: 0.1 x10, 0.05 x10, 0.025 ...
+
+#include <cstdint>
+#include <vector>
+
+#include "tinyamp/optim/optimizer.h"
+
+namespace tinyamp::optim {
+
+/// What a checkpoint saves of a StepLR.
+struct StepLRState {
+    std::int64_t last_epoch = 0;
+    std::vector<double> base_lrs;
+    std::int64_t step_size = 1;
+    double gamma = 0.1;
+};
+
+class StepLR {
+public:
+    StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
+    /// Advances one epoch: lr = base_lr * gamma^(last_epoch / step_size) (integer division),
+    /// computed from the base each time so no rounding error builds up.
+    void step();
+    /// The lrs this scheduler last set (the groups' lrs when it was made, before any step()).
+    const std::vector<double>& get_last_lr() const { return last_lrs_; }
+    std::int64_t last_epoch() const { return last_epoch_; }
+
+    StepLRState state_dict() const { return {last_epoch_, base_lrs_, step_size_, gamma_}; }
+    /// Checks the state fits this optimizer (one base lr per group), then sets it and the groups' lrs
+    /// to their values at last_epoch (PyTorch leaves that to optimizer.load_state_dict; the result
+    /// is the same when both are loaded).
+    void load_state_dict(const StepLRState& state);
+
+private:
+    void apply();
+
+    Optimizer& optimizer_;
+    std::int64_t step_size_;
+    double gamma_;
+    std::int64_t last_epoch_ = 0;
+    std::vector<double> base_lrs_;
+    std::vector<double> last_lrs_;
+};
+
+}  // namespace tinyamp::optim
