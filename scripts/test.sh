@@ -18,11 +18,12 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 
 # The sanitizer build leaves out the CUDA runtime (ASan and libcudart do not mix well) and the
-# `long` tests (all 2^32 conversions take minutes under ASan; the Release run above did them).
-echo "== ASan + UBSan build, tests not labelled long"
+# `long` and `training` tests (all 2^32 conversions, and 30-epoch training runs, take many
+# minutes under ASan; the Release run above did them).
+echo "== ASan + UBSan build, tests not labelled long or training"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$jobs" -LE long)
+  ctest --output-on-failure -j "$jobs" -LE 'long|training')
 
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.

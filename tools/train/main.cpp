@@ -1,0 +1,132 @@
+// tinyamp-train: trains an MLP or a small CNN on the 8x8 digits and prints, per epoch, the loss,
+// test accuracy, loss scale, skipped steps, zero/underflowed gradients, time and peak activation
+// memory. `--mode all` runs the four modes one after another and ends with a comparison table.
+//
+//     tinyamp-train --model mlp --mode f16-scaler --epochs 30 --csv curves.csv
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/train/progress.h"
+#include "tools/train/trainer.h"
+
+using namespace tinyamp;
+using namespace tinyamp::train;
+
+namespace {
+
+void print_epoch(const TrainConfig& config, const EpochStats& e)
+{
+    std::printf("%-13s epoch %3lld/%lld  train loss %.4f  test loss %.4f  test acc %6.2f%%  scale %-8g skipped %lld  "
+                "zero grads %5.2f%%  underflow %5.2f%%  %.2f s  peak act %s\n",
+                mode_name(config.mode), static_cast<long long>(e.epoch), static_cast<long long>(config.epochs), e.train_loss,
+                e.test_loss, 100 * e.test_accuracy, e.scale, static_cast<long long>(e.skipped_steps), 100 * e.zero_grad_fraction,
+                100 * e.underflow_fraction, e.seconds, format_bytes(e.peak_activation_bytes).c_str());
+    std::fflush(stdout);
+}
+
+// Medians, not means: one slow epoch on a noisy machine should not move the figure.
+double median_seconds(const TrainResult& r)
+{
+    std::vector<double> s;
+    for (const EpochStats& e : r.epochs) s.push_back(e.seconds);
+    if (s.empty()) return 0;
+    std::sort(s.begin(), s.end());
+    return s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"tinyamp-train: mixed-precision training on the digits data set, in four modes"};
+    TrainConfig config;
+    std::string model = "mlp", mode = "f32", csv_path;
+    double expect_accuracy = 0;
+    bool no_progress = false;
+    app.add_option("--model", model, "mlp (64-256-256-10) or cnn (two 3x3 convolutions)")->capture_default_str();
+    app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison)")->capture_default_str();
+    app.add_option("--epochs", config.epochs, "passes over the training set")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--batch-size", config.batch_size, "samples per step")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--lr", config.lr, "SGD learning rate")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--momentum", config.momentum, "SGD momentum")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+    app.add_option("--seed", config.seed, "seed of the split, the initial weights and the shuffles")->capture_default_str();
+    app.add_option("--test-fraction", config.test_fraction, "share of the samples held out for testing")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
+    app.add_option("--policy", config.policy, "autocast lists: cpu (PyTorch's CPU lists) or cuda (the GPU's, emulated)")
+        ->capture_default_str();
+    app.add_option("--init-scale", config.scaler.init_scale, "GradScaler: initial scale")->capture_default_str();
+    app.add_option("--growth-interval", config.scaler.growth_interval, "GradScaler: clean steps before the scale doubles")
+        ->capture_default_str();
+    app.add_option("--csv", csv_path, "write the per-epoch curves to this CSV file");
+    app.add_option("--checkpoint", config.checkpoint_path, "save model, optimizer and scaler here after every epoch (atomically)");
+    app.add_option("--resume", config.resume_path, "continue from this checkpoint (same model and mode)");
+    app.add_option("--data", config.data_file, "the digits file (default: the project's data/digits.csv.gz)");
+    app.add_option("--expect-accuracy", expect_accuracy, "exit with status 1 if a run's final test accuracy is below this fraction");
+    app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only on a terminal anyway)");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        config.model = parse_model(model);
+        const std::vector<Mode> modes = mode == "all" ? all_modes() : std::vector<Mode>{parse_mode(mode)};
+        TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,
+                      "--checkpoint and --resume take one mode; pick it with --mode");
+        std::string csv = csv_header();
+        std::vector<std::pair<Mode, TrainResult>> results;
+        ProgressBar bar(std::cerr, !no_progress && isatty(STDERR_FILENO));
+        for (Mode m : modes) {
+            config.mode = m;
+            TrainCallbacks callbacks;
+            callbacks.on_step = [&](std::int64_t epoch, std::int64_t step, std::int64_t steps, double loss) {
+                bar.update(std::string(mode_name(m)) + " epoch " + std::to_string(epoch), step, steps, loss);
+            };
+            callbacks.on_epoch = [&](const EpochStats& e) {
+                bar.clear();
+                print_epoch(config, e);
+            };
+            results.emplace_back(m, run_training(config, callbacks));
+            csv += csv_rows(config, results.back().second);
+        }
+        if (!csv_path.empty()) {
+            io::write_file_atomically(csv_path, csv);
+            std::printf("wrote %s\n", csv_path.c_str());
+        }
+
+        std::printf("\n%-14s %9s %8s %11s %10s %9s %10s %12s\n", "mode", "test acc", "skipped", "zero grads", "underflow",
+                    "final", "s/epoch", "peak act");
+        bool ok = true;
+        for (const auto& [m, r] : results) {
+            if (r.epochs.empty()) continue;
+            const EpochStats& last = r.epochs.back();
+            std::int64_t skipped = 0;
+            double zero = 0, underflow = 0;
+            std::int64_t peak = 0;
+            for (const EpochStats& e : r.epochs) {
+                skipped += e.skipped_steps;
+                zero += e.zero_grad_fraction / double(r.epochs.size());
+                underflow += e.underflow_fraction / double(r.epochs.size());
+                peak = std::max(peak, e.peak_activation_bytes);
+            }
+            std::printf("%-14s %8.2f%% %8lld %10.2f%% %9.2f%% %9g %10.3f %12s\n", mode_name(m), 100 * last.test_accuracy,
+                        static_cast<long long>(skipped), 100 * zero, 100 * underflow, last.scale, median_seconds(r),
+                        format_bytes(peak).c_str());
+            if (!(last.test_accuracy >= expect_accuracy)) {
+                std::printf("  %s: test accuracy %.2f%% is below the expected %.2f%%\n", mode_name(m), 100 * last.test_accuracy,
+                            100 * expect_accuracy);
+                ok = false;
+            }
+        }
+        std::printf("(zero grads and underflow: means over the epochs; s/epoch: median; final: the loss scale at the end)\n");
+        return ok ? 0 : 1;
+    } catch (const Error& e) {
+        std::fprintf(stderr, "tinyamp-train: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,203 @@
+#include "tools/train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+namespace tinyamp::train {
+
+Mode parse_mode(const std::string& name)
+{
+    for (Mode m : all_modes())
+        if (name == mode_name(m)) return m;
+    TINYAMP_FAIL(value, "unknown mode '", name, "': choose f32, bf16, f16-scaler or f16-no-scaler");
+}
+
+const char* mode_name(Mode mode)
+{
+    switch (mode) {
+    case Mode::f32: return "f32";
+    case Mode::bf16: return "bf16";
+    case Mode::f16_scaler: return "f16-scaler";
+    case Mode::f16_no_scaler: return "f16-no-scaler";
+    }
+    return "?";
+}
+
+std::vector<Mode> all_modes() { return {Mode::f32, Mode::bf16, Mode::f16_scaler, Mode::f16_no_scaler}; }
+
+namespace {
+
+// Everything one run holds: the model, its optimizer, the scaler (f16-scaler mode only) and the
+// autocast settings of the mode.
+struct Run {
+    const TrainConfig& config;
+    std::shared_ptr<nn::Sequential> model;
+    std::unique_ptr<optim::SGD> optimizer;
+    std::unique_ptr<amp::GradScaler> scaler;
+    std::shared_ptr<const amp::PolicyTable> table;
+
+    // Enters this mode's autocast region in `guard` (left empty in f32 mode).
+    void enter_autocast(std::optional<amp::autocast>& guard) const
+    {
+        if (config.mode == Mode::f32) return;
+        guard.emplace("cpu", amp::AutocastOptions{.dtype = config.mode == Mode::bf16 ? bf16 : f16, .table = table});
+    }
+
+    Tensor loss_of(const Tensor& features, const Tensor& labels, bool use_autocast) const
+    {
+        std::optional<amp::autocast> guard;
+        if (use_autocast) enter_autocast(guard);
+        return cross_entropy((*model)(shape_input(config.model, features)), labels);
+    }
+};
+
+// Exactly-zero elements among the parameters' gradients: (zeros, total).
+std::pair<std::int64_t, std::int64_t> count_zero_grads(const std::vector<Tensor>& params)
+{
+    std::int64_t zeros = 0, total = 0;
+    for (const Tensor& p : params) {
+        if (!p.grad().defined()) continue;
+        for (double g : p.grad().to_vector()) zeros += (g == 0.0);
+        total += p.grad().numel();
+    }
+    return {zeros, total};
+}
+
+// Of the gradient elements that are nonzero in f32, the fraction that are zero in this mode, on
+// one fixed batch and the current weights. The scaler's scale is applied as in training.
+double underflow_fraction(Run& run, const data::Batch& probe)
+{
+    const std::vector<Tensor> params = run.model->parameters();
+    run.model->zero_grad();
+    run.loss_of(probe.features, probe.labels, false).backward();
+    std::vector<std::vector<double>> reference;
+    for (const Tensor& p : params) reference.push_back(p.grad().to_vector());
+
+    run.model->zero_grad();
+    Tensor loss = run.loss_of(probe.features, probe.labels, true);
+    if (run.scaler) loss = mul(loss, run.scaler->get_scale());
+    loss.backward();
+    std::int64_t nonzero = 0, lost = 0;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const std::vector<double> grad = params[i].grad().to_vector();
+        for (std::size_t k = 0; k < grad.size(); ++k)
+            if (reference[i][k] != 0.0) {
+                ++nonzero;
+                lost += (grad[k] == 0.0);
+            }
+    }
+    run.model->zero_grad();
+    return nonzero == 0 ? 0.0 : double(lost) / double(nonzero);
+}
+
+// Test loss and accuracy on the whole test set, in eval mode and this mode's autocast.
+std::pair<double, double> evaluate(Run& run, const data::Dataset& test)
+{
+    NoGradGuard no_grad;
+    run.model->eval();
+    std::optional<amp::autocast> guard;
+    run.enter_autocast(guard);
+    const Tensor logits = (*run.model)(shape_input(run.config.model, test.features));
+    const double loss = cross_entropy(logits, test.labels).item();
+    const double correct = sum(eq(argmax(logits, 1), test.labels), f64).item();
+    run.model->train();
+    return {loss, correct / double(test.size())};
+}
+
+}  // namespace
+
+TrainResult run_training(const TrainConfig& config, const TrainCallbacks& callbacks)
+{
+    TINYAMP_CHECK(config.epochs >= 0 && config.batch_size > 0, value, "tinyamp-train: epochs must be >= 0 and batch size > 0");
+    TINYAMP_CHECK(config.policy == "cpu" || config.policy == "cuda", value, "unknown policy '", config.policy,
+                  "': choose cpu (PyTorch's CPU autocast lists) or cuda (the GPU's lists, emulated on the CPU)");
+    data::Dataset digits = data::load_digits(config.data_file.empty() ? data::data_path("digits.csv.gz") : config.data_file);
+    digits.features = div(digits.features, 16.0);  // pixels 0..16 -> 0..1
+    const auto [train_set, test_set] = data::train_test_split(digits, config.test_fraction, config.seed);
+
+    manual_seed(config.seed);
+    Run run{config, make_model(config.model), nullptr, nullptr,
+            std::make_shared<const amp::PolicyTable>(config.policy == "cpu" ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda())};
+    run.optimizer = std::make_unique<optim::SGD>(run.model->parameters(), optim::SGDOptions{.lr = config.lr, .momentum = config.momentum});
+    if (config.mode == Mode::f16_scaler) run.scaler = std::make_unique<amp::GradScaler>("cpu", config.scaler);
+
+    data::DataLoader loader(train_set, config.batch_size, /*shuffle=*/true, /*drop_last=*/false, config.seed);
+    const data::Batch probe = data::DataLoader(train_set, 256, false).batch(0);
+
+    TrainResult result;
+    if (!config.resume_path.empty()) {
+        io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get()};
+        io::load_checkpoint(config.resume_path, state);
+        result.first_epoch = state.epoch + 1;
+        // Replay the shuffles of the finished epochs, so the batches continue as if never stopped.
+        for (std::int64_t e = 0; e < state.epoch; ++e) loader.begin();
+    }
+
+    for (std::int64_t epoch = result.first_epoch; epoch <= config.epochs; ++epoch) {
+        EpochStats stats;
+        stats.epoch = epoch;
+        double loss_total = 0;
+        std::int64_t steps = 0, zeros = 0, grads = 0;
+        const auto start = std::chrono::steady_clock::now();
+        for (const data::Batch& batch : loader) {
+            run.optimizer->zero_grad();
+            const std::int64_t live_before = memory_stats().total.live_bytes;
+            reset_peak_memory_stats();
+            const Tensor loss = run.loss_of(batch.features, batch.labels, true);
+            stats.peak_activation_bytes = std::max(stats.peak_activation_bytes, memory_stats().total.peak_bytes - live_before);
+
+            if (run.scaler) {
+                run.scaler->scale(loss).backward();
+                const auto [z, n] = count_zero_grads(run.model->parameters());
+                zeros += z;
+                grads += n;
+                if (!run.scaler->step(*run.optimizer)) ++stats.skipped_steps;
+                run.scaler->update();
+            } else {
+                loss.backward();
+                const auto [z, n] = count_zero_grads(run.model->parameters());
+                zeros += z;
+                grads += n;
+                run.optimizer->step();
+            }
+            loss_total += loss.item();
+            ++steps;
+            if (callbacks.on_step) callbacks.on_step(epoch, steps, loader.size(), loss_total / double(steps));
+        }
+        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats.train_loss = loss_total / double(std::max<std::int64_t>(steps, 1));
+        stats.zero_grad_fraction = grads == 0 ? 0.0 : double(zeros) / double(grads);
+        stats.underflow_fraction = underflow_fraction(run, probe);
+        std::tie(stats.test_loss, stats.test_accuracy) = evaluate(run, test_set);
+        stats.scale = run.scaler ? run.scaler->get_scale() : 1.0;
+        if (!config.checkpoint_path.empty())
+            io::save_checkpoint(config.checkpoint_path,
+                                {.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(), .epoch = epoch});
+        result.epochs.push_back(stats);
+        if (callbacks.on_epoch) callbacks.on_epoch(stats);
+    }
+    if (run.scaler) result.scale_history = run.scaler->history();
+    return result;
+}
+
+std::string csv_header()
+{
+    return "mode,model,epoch,train_loss,test_loss,test_accuracy,scale,skipped_steps,zero_grad_fraction,underflow_fraction,seconds,"
+           "peak_activation_bytes\n";
+}
+
+std::string csv_rows(const TrainConfig& config, const TrainResult& result)
+{
+    std::ostringstream out;
+    out.precision(std::numeric_limits<double>::max_digits10);
+    for (const EpochStats& e : result.epochs)
+        out << mode_name(config.mode) << ',' << model_name(config.model) << ',' << e.epoch << ',' << e.train_loss << ',' << e.test_loss << ','
+            << e.test_accuracy << ',' << e.scale << ',' << e.skipped_steps << ',' << e.zero_grad_fraction << ',' << e.underflow_fraction
+            << ',' << e.seconds << ',' << e.peak_activation_bytes << '\n';
+    return out.str();
+}
+
+}  // namespace tinyamp::train
