@@ -45,7 +45,7 @@
 #include "tinyamp/nn/flatten.h"          // nn::Flatten
 #include "tinyamp/nn/sequential.h"       // nn::Sequential
 #include "tinyamp/nn/loss.h"             // nn::CrossEntropyLoss, nn::MSELoss, ...
-#include "tinyamp/io/atomic_file.h"      // io::write_file_atomically
+#include "tinyamp/core/atomic_file.h"      // io::write_file_atomically
 #include "tinyamp/io/safetensors.h"      // io::save_safetensors, io::load_safetensors
 #include "tinyamp/io/checkpoint.h"       // io::save_checkpoint, io::load_checkpoint
 #include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tinyamp/core/error.h"
-#include "tinyamp/io/atomic_file.h"
+#include "tinyamp/core/atomic_file.h"
 
 namespace tinyamp::amp {
 namespace {

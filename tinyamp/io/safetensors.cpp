@@ -12,7 +12,7 @@
 
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
-#include "tinyamp/io/atomic_file.h"
+#include "tinyamp/core/atomic_file.h"
 
 namespace tinyamp::io {
 namespace {

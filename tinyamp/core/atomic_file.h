@@ -5,6 +5,9 @@
 // half-written file, and the old contents are already gone. write_file_atomically writes to a
 // temporary file next to the target and renames it over the target only once every byte is on
 // disk, so a reader (or the next run) sees either the old file or the whole new one.
+//
+// It lives on the first floor (core) because floors below io/ save files too (amp's policy
+// tables); its namespace is io, with the file formats built on it (io/safetensors, io/checkpoint).
 
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "tinyamp/io/atomic_file.h"
+#include "tinyamp/core/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
