@@ -14,6 +14,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
+#include "tests/support/gemm_matrices.h"
 #include "tests/support/tolerance.h"
 
 using namespace tinyamp;
@@ -21,30 +22,16 @@ using kernels::cpu::gemm;
 using kernels::cpu::Transpose;
 using tinyamp::test::check_close;
 
+using tinyamp::test::Stored;
+using tinyamp::test::value_of;
+
 namespace {
 
-template <class T>
-double value_of(T x)
-{
-    return double(kernels::cpu::load(x));
-}
-
-// A [rows, cols] matrix stored row-major with leading dimension ld = cols + 3: the three elements
-// after each row are a gap the kernel must leave alone.
-template <class T>
-struct Stored {
-    std::int64_t rows, cols, ld;
-    std::vector<T> data;
-    double at(std::int64_t r, std::int64_t c) const { return value_of(data[std::size_t(r * ld + c)]); }
-};
-
+// Leading dimension cols + 3: the gap after each row must be left alone.
 template <class T>
 Stored<T> random_matrix(std::int64_t rows, std::int64_t cols, Generator& gen)
 {
-    Stored<T> m{rows, cols, cols + 3, {}};
-    m.data.resize(std::size_t(std::max<std::int64_t>(rows * m.ld, 1)));
-    for (T& x : m.data) x = T(2.0 * gen.uniform() - 1.0);
-    return m;
+    return test::random_matrix<T>(rows, cols, gen, 3);
 }
 
 // How far the kernel may be from the exact product, in ulps of the result dtype relative to
