@@ -2,7 +2,18 @@
 # Installs the Debian packages tinyamp needs, and only those that are missing.
 # Safe to run again and again: when everything is present it only asks dpkg, and returns at once.
 # Run as root (or with sudo available) on Debian 12 bookworm.
+#
+#   scripts/install-deps.sh           what the library, tools and tests need
+#   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
 set -euo pipefail
+
+with_bench=0
+for arg in "$@"; do
+  case "$arg" in
+    --bench) with_bench=1 ;;
+    *) echo "install-deps: unknown option '$arg' (the only option is --bench: also install the benchmark packages)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   g++ cmake make pkg-config  # the build
@@ -13,6 +24,13 @@ packages=(
   libcli11-dev               # command-line options of tinyamp-train
   python3-numpy              # a test reads checkpoints with NumPy, as users will
 )
+if [ "$with_bench" -eq 1 ]; then
+  packages+=(
+    libbenchmark-dev         # Google Benchmark: the timing loops of tinyamp-bench
+    libopenblas-dev          # OpenBLAS sgemm: the f32 GEMM peer
+    libdnnl-dev              # oneDNN: the bf16 GEMM peer
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

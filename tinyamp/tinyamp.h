@@ -12,6 +12,7 @@
 #include "tinyamp/core/error.h"      // tinyamp::Error
 #include "tinyamp/core/factories.h"  // tensor, zeros, ones, full, arange, rand, randn
 #include "tinyamp/core/generator.h"  // Generator, manual_seed
+#include "tinyamp/core/parallel.h"   // set_num_threads, get_num_threads
 #include "tinyamp/core/shape.h"      // Shape, Strides
 #include "tinyamp/core/storage.h"    // memory_stats(), reset_peak_memory_stats()
 #include "tinyamp/core/tensor.h"     // Tensor

@@ -3,31 +3,51 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/cpu_features.h"
+#include "tinyamp/core/half_bits.h"
 
 namespace tinyamp::kernels::cpu {
+
+namespace bits {
+void f32_to_f16(const float* src, Half* dst, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = Half::from_bits(half_bits::f16_from_f32(src[i]));
+}
+void f16_to_f32(const Half* src, float* dst, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = half_bits::f32_from_f16(src[i].bits);
+}
+void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = BFloat16::from_bits(half_bits::bf16_from_f32(src[i]));
+}
+void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = half_bits::f32_from_bf16(src[i].bits);
+}
+}  // namespace bits
 
 void f32_to_f16(const float* src, Half* dst, std::int64_t n)
 {
     if (cpu_features().f16c) return f16c::f32_to_f16(src, dst, n);
-    reference::f32_to_f16(src, dst, n);
+    bits::f32_to_f16(src, dst, n);
 }
 
 void f16_to_f32(const Half* src, float* dst, std::int64_t n)
 {
     if (cpu_features().f16c) return f16c::f16_to_f32(src, dst, n);
-    reference::f16_to_f32(src, dst, n);
+    bits::f16_to_f32(src, dst, n);
 }
 
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
 {
     if (cpu_features().avx512bf16) return avx512bf16::f32_to_bf16(src, dst, n);
-    reference::f32_to_bf16(src, dst, n);
+    bits::f32_to_bf16(src, dst, n);
 }
 
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
     if (cpu_features().avx512bf16) return avx512bf16::bf16_to_f32(src, dst, n);
-    reference::bf16_to_f32(src, dst, n);
+    bits::bf16_to_f32(src, dst, n);
 }
 
 namespace {
@@ -43,7 +63,12 @@ bool convert_one(From x, To& out)
     if constexpr (std::is_same_v<To, From>) {
         out = x;
     } else if constexpr (std::is_same_v<From, bool>) {
-        out = To(x ? 1.0 : 0.0);
+        // 0 or 1, exact in every dtype, made without a branch: masks (relu's backward) are random,
+        // and a branch per element would be mispredicted half the time.
+        const auto one = static_cast<std::uint16_t>(x);
+        if constexpr (std::is_same_v<To, Half>) out = Half::from_bits(std::uint16_t(one * 0x3c00u));
+        else if constexpr (std::is_same_v<To, BFloat16>) out = BFloat16::from_bits(std::uint16_t(one * 0x3f80u));
+        else out = static_cast<To>(one);
     } else if constexpr (std::is_same_v<From, std::int64_t>) {
         if constexpr (std::is_same_v<To, bool>) out = x != 0;
         else if constexpr (std::is_same_v<To, Half>) out = Half::from_bits(std::uint16_t(Binary16::from_int64(x)));
@@ -68,8 +93,14 @@ bool convert_one(From x, To& out)
 template <class From, class To>
 std::int64_t convert_loop(const From* src, To* dst, std::int64_t n)
 {
-    for (std::int64_t i = 0; i < n; ++i)
-        if (!convert_one(src[i], dst[i])) return i;
+    if constexpr (std::is_same_v<To, std::int64_t> && is_float_like<From>) {
+        for (std::int64_t i = 0; i < n; ++i)
+            if (!convert_one(src[i], dst[i])) return i;
+    } else {
+        // Nothing can fail here (only floats going to i64 can), so a loop without the early exit,
+        // which the compiler can vectorize (bool -> f32 masks in relu's backward, say).
+        for (std::int64_t i = 0; i < n; ++i) convert_one(src[i], dst[i]);
+    }
     return -1;
 }
 

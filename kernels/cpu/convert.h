@@ -19,6 +19,15 @@ void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
 }  // namespace reference
 
+// Portable fast paths, for CPUs without the instructions below: the bit-level rounding of
+// tinyamp/core/half_bits.h, one element at a time but with no detour through double.
+namespace bits {
+void f32_to_f16(const float* src, Half* dst, std::int64_t n);
+void f16_to_f32(const Half* src, float* dst, std::int64_t n);
+void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
+void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
+}  // namespace bits
+
 // Fast paths. Call one only when cpu_features() (or detect_cpu_features()) reports its feature.
 namespace f16c {  // needs CpuFeatures::f16c
 void f32_to_f16(const float* src, Half* dst, std::int64_t n);

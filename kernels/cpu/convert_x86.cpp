@@ -34,7 +34,7 @@ __attribute__((target("avx,f16c"))) void f32_to_f16(const float* src, Half* dst,
         const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
     }
-    reference::f32_to_f16(src + i, dst + i, n - i);
+    bits::f32_to_f16(src + i, dst + i, n - i);  // the last few elements
 }
 
 __attribute__((target("avx,f16c"))) void f16_to_f32(const Half* src, float* dst, std::int64_t n)
@@ -44,7 +44,7 @@ __attribute__((target("avx,f16c"))) void f16_to_f32(const Half* src, float* dst,
         const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
     }
-    reference::f16_to_f32(src + i, dst + i, n - i);
+    bits::f16_to_f32(src + i, dst + i, n - i);  // the last few elements
 }
 
 }  // namespace f16c
@@ -77,7 +77,7 @@ TINYAMP_AVX512BF16_TARGET void f32_to_bf16(const float* src, BFloat16* dst, std:
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), out);
     }
-    reference::f32_to_bf16(src + i, dst + i, n - i);
+    bits::f32_to_bf16(src + i, dst + i, n - i);  // the last few elements
 }
 
 // bf16 -> f32 is a 16-bit shift (exact); NaN lanes also get the quiet bit, as the reference does.
@@ -93,7 +93,7 @@ TINYAMP_AVX512BF16_TARGET void bf16_to_f32(const BFloat16* src, float* dst, std:
         const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(bits, abs_mask), inf_bits);
         _mm512_storeu_si512(dst + i, _mm512_mask_or_epi32(bits, nan, bits, quiet_bit));
     }
-    reference::bf16_to_f32(src + i, dst + i, n - i);
+    bits::bf16_to_f32(src + i, dst + i, n - i);  // the last few elements
 }
 
 #undef TINYAMP_AVX512BF16_TARGET

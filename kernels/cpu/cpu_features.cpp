@@ -1,7 +1,7 @@
 #include "kernels/cpu/cpu_features.h"
 
+#include <cstdio>
 #include <cstdlib>
-#include <string_view>
 
 namespace tinyamp::kernels::cpu {
 
@@ -38,12 +38,30 @@ CpuFeatures detect_cpu_features()
     return f;
 }
 
+std::optional<CpuFeatures> cap_cpu_features(const CpuFeatures& detected, std::string_view setting)
+{
+    CpuFeatures f = detected;
+    if (setting == "avx512bf16") return f;
+    f.avx512bf16 = false;
+    if (setting == "avx512") return f;
+    f.avx512f = false;
+    if (setting == "avx2") return f;
+    if (setting == "portable") return CpuFeatures{};
+    return std::nullopt;
+}
+
 const CpuFeatures& cpu_features()
 {
     static const CpuFeatures chosen = [] {
+        const CpuFeatures detected = detect_cpu_features();
         const char* env = std::getenv("TINYAMP_CPU");
-        if (env && std::string_view(env) == "portable") return CpuFeatures{};
-        return detect_cpu_features();
+        if (!env || !*env) return detected;
+        if (const std::optional<CpuFeatures> capped = cap_cpu_features(detected, env)) return *capped;
+        std::fprintf(stderr,
+                     "tinyamp: warning: TINYAMP_CPU=%s is not one of portable, avx2, avx512, avx512bf16; ignoring it and using "
+                     "every feature this CPU has (%s)\n",
+                     env, detected.str().c_str());
+        return detected;
     }();
     return chosen;
 }

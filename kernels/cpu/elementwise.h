@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/convert.h"
 #include "tinyamp/core/half.h"
 
 namespace tinyamp::kernels::cpu {
@@ -33,8 +34,11 @@ void unary_map(const In* x, Out* y, std::int64_t n, Fn fn)
     for (std::int64_t i = 0; i < n; ++i) y[i] = store<Out>(fn(load(x[i])));
 }
 
+namespace reference {
+
 /// out[i] = fn(a[.], b[.]) over `shape` in row-major order, where a and b are read through their
-/// own strides (0 along a broadcast dimension) and out is contiguous.
+/// own strides (0 along a broadcast dimension) and out is contiguous. The plain version: one
+/// odometer step per row. The fast binary_map below must give the same bits.
 template <class A, class B, class Out, class Fn>
 void binary_map(const std::vector<std::int64_t>& shape, const A* a, const std::vector<std::int64_t>& a_strides, const B* b,
                 const std::vector<std::int64_t>& b_strides, Out* out, Fn fn)
@@ -58,6 +62,124 @@ void binary_map(const std::vector<std::int64_t>& shape, const A* a, const std::v
             if (++counter[d] < shape[d]) break;
             pa -= a_strides[d] * shape[d];
             pb -= b_strides[d] * shape[d];
+            counter[d] = 0;
+        }
+    }
+}
+
+}  // namespace reference
+
+namespace detail {
+
+template <class T>
+constexpr bool is_16bit_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+inline void widen(const Half* src, float* dst, std::int64_t n) { f16_to_f32(src, dst, n); }
+inline void widen(const BFloat16* src, float* dst, std::int64_t n) { bf16_to_f32(src, dst, n); }
+inline void narrow(const float* src, Half* dst, std::int64_t n) { f32_to_f16(src, dst, n); }
+inline void narrow(const float* src, BFloat16* dst, std::int64_t n) { f32_to_bf16(src, dst, n); }
+
+// A row of f16/bf16 with steps 1 or 0: chunks of the operands are widened to f32 by the vector
+// converters (convert.h), fn runs on plain floats (a loop the compiler vectorizes), and the chunk
+// is rounded back in one vector pass. Widening is exact and the converters round to nearest even
+// exactly as store<> does (their tests hold them to the reference), so the bits are the same as
+// one element at a time.
+template <class T, class Fn>
+void binary_row_16bit(const T* a, std::int64_t sa, const T* b, std::int64_t sb, T* out, std::int64_t n, Fn& fn)
+{
+    constexpr std::int64_t kChunk = 256;
+    alignas(64) float xa[kChunk], xb[kChunk], xo[kChunk];
+    const float a0 = load(a[0]), b0 = load(b[0]);  // the value of an operand with step 0
+    for (std::int64_t start = 0; start < n; start += kChunk) {
+        const std::int64_t m = n - start < kChunk ? n - start : kChunk;
+        if (sa == 1) widen(a + start, xa, m);
+        if (sb == 1) widen(b + start, xb, m);
+        if (sa == 1 && sb == 1) {
+            for (std::int64_t j = 0; j < m; ++j) xo[j] = fn(xa[j], xb[j]);
+        } else if (sa == 1) {
+            for (std::int64_t j = 0; j < m; ++j) xo[j] = fn(xa[j], b0);
+        } else {
+            for (std::int64_t j = 0; j < m; ++j) xo[j] = fn(a0, xb[j]);
+        }
+        narrow(xo, out + start, m);
+    }
+}
+
+// One row of n elements, a and b read with steps sa and sb. The three common step pairs get loops
+// of their own, with the step a constant, so that the compiler can vectorize them: same-shape
+// operands (1, 1), a row against one value (1, 0) and the other way round (0, 1).
+template <class A, class B, class Out, class Fn>
+inline void binary_row(const A* a, std::int64_t sa, const B* b, std::int64_t sb, Out* out, std::int64_t n, Fn& fn)
+{
+    if constexpr (is_16bit_float<A> && std::is_same_v<A, B> && std::is_same_v<A, Out> &&
+                  std::is_same_v<decltype(fn(0.0f, 0.0f)), float>) {  // (a double result would round twice)
+        if ((sa == 1 && (sb == 0 || sb == 1)) || (sa == 0 && sb == 1)) return binary_row_16bit(a, sa, b, sb, out, n, fn);
+    }
+    if (sa == 1 && sb == 1) {
+        for (std::int64_t j = 0; j < n; ++j) out[j] = store<Out>(fn(load(a[j]), load(b[j])));
+    } else if (sa == 1 && sb == 0) {
+        const auto y = load(b[0]);
+        for (std::int64_t j = 0; j < n; ++j) out[j] = store<Out>(fn(load(a[j]), y));
+    } else if (sa == 0 && sb == 1) {
+        const auto x = load(a[0]);
+        for (std::int64_t j = 0; j < n; ++j) out[j] = store<Out>(fn(x, load(b[j])));
+    } else {
+        for (std::int64_t j = 0; j < n; ++j) out[j] = store<Out>(fn(load(a[j * sa]), load(b[j * sb])));
+    }
+}
+
+}  // namespace detail
+
+/// The same result as reference::binary_map, faster: dimensions that a and b both walk through
+/// as one run of memory are merged first (a contiguous [64, 256] + [64, 256] becomes one row of
+/// 16384, x + scalar one row with step 0), then each row runs in binary_row. Same elements, same
+/// function, same order: the same bits.
+template <class A, class B, class Out, class Fn>
+void binary_map(const std::vector<std::int64_t>& shape, const A* a, const std::vector<std::int64_t>& a_strides, const B* b,
+                const std::vector<std::int64_t>& b_strides, Out* out, Fn fn)
+{
+    constexpr std::size_t kMaxDims = 16;
+    const std::size_t ndim = shape.size();
+    if (ndim == 0) {
+        out[0] = store<Out>(fn(load(a[0]), load(b[0])));
+        return;
+    }
+    if (ndim > kMaxDims) return reference::binary_map(shape, a, a_strides, b, b_strides, out, fn);
+    for (auto s : shape)
+        if (s == 0) return;
+    // Merge dimension d into the one after it when, for both operands, one step along d is a
+    // whole run of the next one (this includes two broadcast dims: 0 == 0 * size).
+    std::int64_t size[kMaxDims], sa[kMaxDims], sb[kMaxDims];
+    std::size_t n = 0;  // merged dims, innermost first
+    for (std::size_t d = ndim; d-- > 0;) {
+        if (shape[d] == 1) continue;  // a dim of size 1 moves nothing
+        if (n > 0 && a_strides[d] == sa[n - 1] * size[n - 1] && b_strides[d] == sb[n - 1] * size[n - 1]) {
+            size[n - 1] *= shape[d];
+            continue;
+        }
+        size[n] = shape[d];
+        sa[n] = a_strides[d];
+        sb[n] = b_strides[d];
+        ++n;
+    }
+    if (n == 0) {  // every size is 1: one element
+        out[0] = store<Out>(fn(load(a[0]), load(b[0])));
+        return;
+    }
+    const std::int64_t inner = size[0];
+    if (n == 1) return detail::binary_row(a, sa[0], b, sb[0], out, inner, fn);
+    std::int64_t counter[kMaxDims] = {};
+    std::int64_t pa = 0, pb = 0;  // offsets of the current row's start in a and b
+    std::int64_t rows = 1;
+    for (std::size_t d = 1; d < n; ++d) rows *= size[d];
+    for (std::int64_t row = 0; row < rows; ++row) {
+        detail::binary_row(a + pa, sa[0], b + pb, sb[0], out + row * inner, inner, fn);
+        for (std::size_t d = 1; d < n; ++d) {  // advance the odometer over the outer (merged) dims
+            pa += sa[d];
+            pb += sb[d];
+            if (++counter[d] < size[d]) break;
+            pa -= sa[d] * size[d];
+            pb -= sb[d] * size[d];
             counter[d] = 0;
         }
     }

@@ -1,20 +1,34 @@
+// The reference GEMM, and the dispatcher that picks a tier for each call (gemm.h).
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm_fast.h"
+#include "tinyamp/core/parallel.h"
 
 namespace tinyamp::kernels::cpu {
 
-template <class T>
-void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const T* a,
-                    std::int64_t lda, const T* b, std::int64_t ldb, double beta, T* c, std::int64_t ldc)
+const char* gemm_tier_name(GemmTier tier)
 {
-    using Acc = compute_t<T>;
+    switch (tier) {
+        case GemmTier::portable: return "portable";
+        case GemmTier::avx2: return "avx2";
+        case GemmTier::avx512: return "avx512";
+        case GemmTier::avx512_bf16: return "avx512_bf16";
+    }
+    return "?";
+}
+
+template <class In, class Out>
+void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a,
+                    std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, GemmBias<Out> bias)
+{
+    using Acc = compute_t<In>;
     if (m == 0 || n == 0) return;  // nothing to write (and C may be a null pointer)
     // Element (row, col) of op(A) and op(B), wherever the buffer keeps it.
     auto a_at = [&](std::int64_t row, std::int64_t col) {
@@ -23,6 +37,7 @@ void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::i
     auto b_at = [&](std::int64_t row, std::int64_t col) {
         return load(trans_b == Transpose::yes ? b[col * ldb + row] : b[row * ldb + col]);
     };
+    auto bias_at = [&](std::int64_t i, std::int64_t j) { return Acc(load(bias.data[bias.along == BiasAlong::rows ? j : i])); };
 
     // i-k-j order: row i of C is built as a sum of rows of op(B), each scaled by one element of
     // op(A). The innermost loop walks along a row of B and of the accumulator.
@@ -33,54 +48,106 @@ void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::i
             const Acc a_ip = a_at(i, p);
             for (std::int64_t j = 0; j < n; ++j) row[std::size_t(j)] += a_ip * b_at(p, j);
         }
-        T* c_row = c + i * ldc;
+        // The epilogue, in the accumulator's type, then one rounding into C.
+        Out* c_row = c + i * ldc;
         for (std::int64_t j = 0; j < n; ++j) {
             Acc value = Acc(alpha) * row[std::size_t(j)];
-            if (beta != 0.0) value += Acc(beta) * load(c_row[j]);
-            c_row[j] = store<T>(value);
+            if (beta != 0.0) value += Acc(beta) * Acc(load(c_row[j]));
+            if (bias.data) value += bias_at(i, j);
+            c_row[j] = store<Out>(value);
         }
     }
 }
 
-// Below this many multiply-adds (m * n * k) the fast kernel's fixed costs (allocating and packing,
-// about 0.1 us) are not repaid everywhere. Measured on Zen 4: at 16^3 the fast path is 2x (f32)
-// to 12x (f16/bf16) faster; only f32 products with one or two rows (a matrix-vector shape) are
-// still up to 2x slower there, a fraction of a microsecond. Smaller products stay on the reference.
+// Below this many multiply-adds (m * n * k) the fast kernels' fixed costs (allocating and
+// packing, about 0.1 us) are not repaid everywhere. Measured on the 2-core AMD EPYC (avx512
+// tier, commit b0ab1ae): at 16^3 the fast path is 2x (f32) to 12x (f16/bf16) faster; only f32
+// products with one or two rows (a matrix-vector shape) are still up to 2x slower there, a
+// fraction of a microsecond. Smaller products stay on the reference.
 constexpr std::int64_t kFastGemmMinWork = 4096;
 
-template <class T>
-bool gemm_uses_fast_path(std::int64_t m, std::int64_t n, std::int64_t k, const CpuFeatures& features)
+template <class In>
+GemmTier best_gemm_tier(const CpuFeatures& f)
 {
-    if constexpr (std::is_same_v<T, double>) {
-        return false;  // no fast f64 kernel
+    if constexpr (std::is_same_v<In, double>) {
+        return GemmTier::portable;  // no fast f64 kernel
     } else {
-        return m * n * k >= kFastGemmMinWork && avx512::gemm_supported<T>(features);
+        if (std::is_same_v<In, BFloat16> && f.avx512f && f.avx512bf16 && f.fma) return GemmTier::avx512_bf16;
+        if (f.avx512f && f.fma) return GemmTier::avx512;
+        if (f.avx2 && f.fma) return GemmTier::avx2;
+        return GemmTier::portable;
     }
 }
 
-template <class T>
-void gemm(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const T* a, std::int64_t lda,
-          const T* b, std::int64_t ldb, double beta, T* c, std::int64_t ldc)
+template <class In>
+GemmTier gemm_tier(std::int64_t m, std::int64_t n, std::int64_t k, const CpuFeatures& features)
 {
-    if constexpr (!std::is_same_v<T, double>) {
-        if (gemm_uses_fast_path<T>(m, n, k, cpu_features())) {
-            avx512::gemm<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-            return;
-        }
-    }
-    gemm_reference<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return m * n * k >= kFastGemmMinWork ? best_gemm_tier<In>(features) : GemmTier::portable;
 }
 
-#define TINYAMP_INSTANTIATE_GEMM(T)                                                                                                 \
-    template void gemm<T>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const T*, std::int64_t, const T*, \
-                          std::int64_t, double, T*, std::int64_t);                                                                  \
-    template void gemm_reference<T>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const T*, std::int64_t,     \
-                                    const T*, std::int64_t, double, T*, std::int64_t);                                              \
-    template bool gemm_uses_fast_path<T>(std::int64_t, std::int64_t, std::int64_t, const CpuFeatures&);
-TINYAMP_INSTANTIATE_GEMM(float)
-TINYAMP_INSTANTIATE_GEMM(double)
-TINYAMP_INSTANTIATE_GEMM(Half)
-TINYAMP_INSTANTIATE_GEMM(BFloat16)
+// One thread per this many multiply-adds at least: on the 2-core AMD EPYC this was written on,
+// 256^3 and 384^3 ran slower on two threads than on one, 512^3 (2 x 2^26) 1.7x faster.
+constexpr std::int64_t kWorkPerThread = std::int64_t(1) << 26;
+
+int gemm_thread_count(std::int64_t m, std::int64_t n, std::int64_t k)
+{
+    // Asked once: glibc answers hardware_concurrency by reading /sys, about 12 us a call.
+    static const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::int64_t useful = std::max<std::int64_t>(1, m * n * k / kWorkPerThread);
+    return int(std::min({std::int64_t(get_num_threads()), useful, cores}));
+}
+
+template <class In, class Out>
+void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                  double alpha, const In* a, std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc,
+                  GemmBias<Out> bias)
+{
+    if constexpr (std::is_same_v<In, double>) {
+        (void)tier, (void)threads;  // only the reference takes f64
+    } else {
+        const GemmProblem<In, Out> problem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias};
+        if (threads == 0) threads = gemm_thread_count(m, n, k);
+#if defined(__x86_64__)  // the only CPUs the fast tiers are built for
+        if constexpr (std::is_same_v<In, BFloat16>) {
+            if (tier == GemmTier::avx512_bf16) return avx512_bf16::gemm<Out>(problem, threads);
+        }
+        if (tier == GemmTier::avx512 || tier == GemmTier::avx512_bf16) return avx512::gemm<In, Out>(problem, threads);
+        if (tier == GemmTier::avx2) return avx2::gemm<In, Out>(problem, threads);
+#else
+        (void)problem;
+#endif
+    }
+    gemm_reference<In, Out>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+}
+
+template <class In, class Out>
+void gemm(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a, std::int64_t lda,
+          const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, GemmBias<Out> bias)
+{
+    gemm_on_tier<In, Out>(gemm_tier<In>(m, n, k, cpu_features()), 0, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+}
+
+#define TINYAMP_INSTANTIATE_GEMM(In, Out)                                                                                          \
+    template void gemm<In, Out>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const In*, std::int64_t,     \
+                                const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);                               \
+    template void gemm_reference<In, Out>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const In*,        \
+                                          std::int64_t, const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);       \
+    template void gemm_on_tier<In, Out>(GemmTier, int, Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double,      \
+                                        const In*, std::int64_t, const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);
+TINYAMP_INSTANTIATE_GEMM(float, float)
+TINYAMP_INSTANTIATE_GEMM(double, double)
+TINYAMP_INSTANTIATE_GEMM(Half, Half)
+TINYAMP_INSTANTIATE_GEMM(BFloat16, BFloat16)
+TINYAMP_INSTANTIATE_GEMM(Half, float)
+TINYAMP_INSTANTIATE_GEMM(BFloat16, float)
 #undef TINYAMP_INSTANTIATE_GEMM
+#define TINYAMP_INSTANTIATE_TIER_CHOICE(In)                                                       \
+    template GemmTier best_gemm_tier<In>(const CpuFeatures&);                                     \
+    template GemmTier gemm_tier<In>(std::int64_t, std::int64_t, std::int64_t, const CpuFeatures&);
+TINYAMP_INSTANTIATE_TIER_CHOICE(float)
+TINYAMP_INSTANTIATE_TIER_CHOICE(double)
+TINYAMP_INSTANTIATE_TIER_CHOICE(Half)
+TINYAMP_INSTANTIATE_TIER_CHOICE(BFloat16)
+#undef TINYAMP_INSTANTIATE_TIER_CHOICE
 
 }  // namespace tinyamp::kernels::cpu

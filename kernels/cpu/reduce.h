@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernels/cpu/elementwise.h"
 
@@ -22,6 +23,23 @@ void sum_rows(const In* x, std::int64_t rows, std::int64_t cols, Out* out, doubl
         for (std::int64_t c = 0; c < cols; ++c) total += accumulate_t<In>(load(row[c]));
         out[r] = scale == 1.0 ? store<Out>(total) : store<Out>(compute_t<Out>(double(total) * scale));
     }
+}
+
+/// out[c] = sum of column c of a contiguous [rows, cols] buffer (times `scale`): the same sums as
+/// sum_rows over the transposed buffer, added in the same order (row 0 first), so the same bits,
+/// without making the transposed copy. The running sums of all columns advance together, one row
+/// at a time, which reads memory in order. This is how a bias gradient (a sum over the batch) is made.
+template <class In, class Out>
+void sum_columns(const In* x, std::int64_t rows, std::int64_t cols, Out* out, double scale = 1.0)
+{
+    using Acc = accumulate_t<In>;
+    std::vector<Acc> totals(std::size_t(cols), Acc(0));
+    Acc* t = totals.data();
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const In* row = x + r * cols;
+        for (std::int64_t c = 0; c < cols; ++c) t[c] += Acc(load(row[c]));
+    }
+    for (std::int64_t c = 0; c < cols; ++c) out[c] = scale == 1.0 ? store<Out>(t[c]) : store<Out>(compute_t<Out>(double(t[c]) * scale));
 }
 
 /// The largest value of each row and its first position. NaN counts as the largest (as in

@@ -1,5 +1,6 @@
 #include "kernels/cpu/strided_copy.h"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -33,6 +34,28 @@ void for_each_row(const std::int64_t* shape, const std::int64_t* strides, int nd
     }
 }
 
+// Copies n elements of `bytes` bytes each, read every `from_step` and written every `to_step`
+// elements. The usual element sizes get a typed loop (one load and store per element); the
+// memcpy per element that the general case does costs a call each.
+template <class T>
+void copy_elements(const unsigned char* from, std::int64_t from_step, unsigned char* to, std::int64_t to_step, std::int64_t n)
+{
+    for (std::int64_t j = 0; j < n; ++j) std::memcpy(to + j * to_step * std::int64_t(sizeof(T)), from + j * from_step * std::int64_t(sizeof(T)), sizeof(T));
+}
+
+void copy_strided_row(const unsigned char* from, std::int64_t from_step, unsigned char* to, std::int64_t to_step, std::int64_t n,
+                      std::int64_t bytes)
+{
+    switch (bytes) {
+    case 1: return copy_elements<std::uint8_t>(from, from_step, to, to_step, n);
+    case 2: return copy_elements<std::uint16_t>(from, from_step, to, to_step, n);
+    case 4: return copy_elements<std::uint32_t>(from, from_step, to, to_step, n);
+    case 8: return copy_elements<std::uint64_t>(from, from_step, to, to_step, n);
+    default:
+        for (std::int64_t j = 0; j < n; ++j) std::memcpy(to + j * to_step * bytes, from + j * from_step * bytes, std::size_t(bytes));
+    }
+}
+
 }  // namespace
 
 void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t element_size,
@@ -47,7 +70,7 @@ void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t
         if (step == 1)
             std::memcpy(to, from, std::size_t(row * element_size));
         else
-            for (std::int64_t j = 0; j < row; ++j) std::memcpy(to + j * element_size, from + j * step * element_size, std::size_t(element_size));
+            copy_strided_row(from, step, to, 1, row, element_size);
     });
 }
 
@@ -63,7 +86,7 @@ void strided_scatter(const void* src, const std::int64_t* shape, const std::int6
         if (step == 1)
             std::memcpy(to, from, std::size_t(row * element_size));
         else
-            for (std::int64_t j = 0; j < row; ++j) std::memcpy(to + j * step * element_size, from + j * element_size, std::size_t(element_size));
+            copy_strided_row(from, 1, to, step, row, element_size);
     });
 }
 

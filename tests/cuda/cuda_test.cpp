@@ -1,5 +1,6 @@
 // CUDA tests. Without a usable device this binary prints why and exits 77, which CTest reports
-// as skipped (SKIP_RETURN_CODE 77). With one, it runs its doctest cases.
+// as skipped (SKIP_RETURN_CODE 77). With one, it runs its doctest cases: this file holds the
+// memory round trips; the kernels, GEMM and AMP have their own files next to it.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -36,6 +37,7 @@ TEST_CASE("views of a GPU tensor gather correctly and element access reads devic
 
 int main(int argc, char** argv)
 {
+    // cudaGetDeviceCount fails outright (not just 0) on machines without a driver; both count as "no device".
     if (cuda_device_count() == 0) {
         std::printf("SKIP: no CUDA device: %s\n", cuda_unavailable_reason().c_str());
         return 77;

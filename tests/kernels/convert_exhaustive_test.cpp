@@ -52,6 +52,14 @@ void run_range(std::uint64_t first_chunk, std::uint64_t step, const cpu::CpuFeat
             const auto bits = std::uint32_t(start + i);
             std::memcpy(&in[i], &bits, 4);
         }
+        // The portable bit-level paths (half_bits.h), on every CPU.
+        cpu::reference::f32_to_f16(in.data(), ref16.data(), kChunk);
+        cpu::bits::f32_to_f16(in.data(), fast16.data(), kChunk);
+        compare(in.data(), ref16.data(), fast16.data(), "f32->f16 (bits)", tally);
+        cpu::reference::f32_to_bf16(in.data(), refbf.data(), kChunk);
+        cpu::bits::f32_to_bf16(in.data(), fastbf.data(), kChunk);
+        compare(in.data(), refbf.data(), fastbf.data(), "f32->bf16 (bits)", tally);
+        tally.checked += 2 * kChunk;
         if (features.f16c) {
             cpu::reference::f32_to_f16(in.data(), ref16.data(), kChunk);
             cpu::f16c::f32_to_f16(in.data(), fast16.data(), kChunk);

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "kernels/cpu/convert.h"
@@ -70,6 +71,11 @@ TEST_CASE("each fast conversion path gives exactly the reference's bits")
     } else {
         MESSAGE("SKIPPED avx512bf16 paths: this CPU has no AVX-512 BF16");
     }
+    // The portable bit-level paths, on every CPU.
+    same_bytes(cpu::bits::f32_to_f16, cpu::reference::f32_to_f16, samples, "bits f32 -> f16");
+    same_bytes(cpu::bits::f16_to_f32, cpu::reference::f16_to_f32, every_16_bit_value<Half>(), "bits f16 -> f32");
+    same_bytes(cpu::bits::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "bits f32 -> bf16");
+    same_bytes(cpu::bits::bf16_to_f32, cpu::reference::bf16_to_f32, every_16_bit_value<BFloat16>(), "bits bf16 -> f32");
     // The dispatching entry points, whatever they chose, too.
     same_bytes(cpu::f32_to_f16, cpu::reference::f32_to_f16, samples, "dispatched f32 -> f16");
     same_bytes(cpu::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "dispatched f32 -> bf16");
@@ -138,6 +144,28 @@ TEST_CASE("bool conversions: nonzero (NaN too) is true, true is 1")
     cpu::convert(flags, DType::boolean, b, DType::bf16, 2);
     CHECK(float(b[0]) == 1.0f);
     CHECK(float(b[1]) == 0.0f);
+}
+
+TEST_CASE("bool masks convert to 0 and 1 in every dtype (the branch-free path)")
+{
+    const std::uint64_t seed = 31;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    bool mask[1000];
+    for (bool& m : mask) m = rng() % 2 == 0;
+    for (DType to : kAllDTypes) {
+        CAPTURE(to);
+        unsigned char out[1000 * 8];
+        CHECK(cpu::convert(mask, DType::boolean, out, to, 1000) == -1);
+        // Element by element against the value each dtype should hold: 1 or 0, read back as double.
+        std::int64_t wrong = 0;
+        visit_dtype(to, [&](auto tag) {
+            using T = decltype(tag);
+            const T* values = reinterpret_cast<const T*>(out);
+            for (int i = 0; i < 1000; ++i) wrong += double(values[i]) != (mask[i] ? 1.0 : 0.0);
+        });
+        CHECK(wrong == 0);
+    }
 }
 
 TEST_CASE("every pair of dtypes converts, and converting to a wider float and back is exact")

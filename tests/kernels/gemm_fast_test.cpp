@@ -1,272 +1,245 @@
-// The AVX-512 GEMM (gemm_fast.h) against the reference GEMM on the same inputs: odd shapes around
-// the tile sizes, every transposition, padded leading dimensions, alpha/beta (beta == 0 with NaN
-// garbage in C), f32/f16/bf16, a randomized sweep, the two-thread path bit for bit against one
-// thread, and the dispatcher's choice. The fast kernel is called directly, so these tests run it
-// whenever the CPU can; on a CPU without AVX-512 they are skipped with a message.
+// Every fast GEMM tier this CPU has (gemm_fast.h), called by name whatever TINYAMP_CPU says,
+// against the reference GEMM on the same inputs: odd shapes around the tile sizes, every
+// transposition, padded leading dimensions, alpha/beta (beta == 0 over NaN garbage), the bias
+// epilogue both ways, f32/f16/bf16 inputs with their own or an f32 output, a randomized sweep with
+// a printed seed, one against two threads bit for bit, and what vdpbf16ps does to subnormals and
+// rounding. Tiers the CPU lacks are reported as skipped.
 #include <doctest/doctest.h>
 
 #include <array>
-#include <cmath>
+#include <cfenv>
+#include <cstdlib>
 #include <cstring>
-#include <limits>
+#include <optional>
 #include <random>
-#include <sstream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
 
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_fast.h"
 #include "tests/support/gemm_matrices.h"
 #include "tests/support/tolerance.h"
 
 using namespace tinyamp;
+using kernels::cpu::BiasAlong;
+using kernels::cpu::GemmTier;
 using kernels::cpu::Transpose;
 namespace cpu = kernels::cpu;
 
-using tinyamp::test::Stored;
-using tinyamp::test::value_of;
-
 namespace {
 
-// Leading dimension cols + 5: the gap after each row must be left alone.
-template <class T>
-Stored<T> random_matrix(std::int64_t rows, std::int64_t cols, Generator& gen)
+constexpr std::array<GemmTier, 3> kFastTiers = {GemmTier::avx2, GemmTier::avx512, GemmTier::avx512_bf16};
+
+// Whether this CPU can run `tier` for In inputs (the avx512_bf16 tier only changes bf16).
+template <class In>
+bool tier_available(GemmTier tier)
 {
-    return test::random_matrix<T>(rows, cols, gen, 5);
+    const GemmTier best = cpu::best_gemm_tier<In>(cpu::detect_cpu_features());
+    if (tier == GemmTier::avx512_bf16 && !std::is_same_v<In, BFloat16>) return false;  // the same as avx512 for f32/f16
+    return best >= tier;
 }
 
-template <class T>
-bool fast_path_available()
+// The tiers of `kFastTiers` this CPU has for In; the rest are reported once.
+template <class In>
+std::vector<GemmTier> available_tiers()
 {
-    return cpu::avx512::gemm_supported<T>(cpu::detect_cpu_features());
-}
-
-// Runs the fast kernel and the reference on the same inputs and compares them element by element.
-// Both sum the same f32 products, in different orders (and with FMA), so in f32 they agree within
-// about k * eps * sum|a||b| (each is within k/2 ulps of that scale from the exact sum); in f16/bf16
-// the f32 difference is far below an ulp and the one rounding into T leaves them within 2 ulps.
-template <class T>
-void check_fast(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, double beta, std::uint64_t seed,
-                int threads = 0)
-{
-    INFO(std::string(dtype_name(dtype_of<T>()))
-         << " m=" << m << " n=" << n << " k=" << k << " trans_a=" << (ta == Transpose::yes) << " trans_b=" << (tb == Transpose::yes)
-         << " alpha=" << alpha << " beta=" << beta << " seed=" << seed << " threads=" << threads);
-    Generator gen(seed);
-    const bool a_t = ta == Transpose::yes, b_t = tb == Transpose::yes;
-    const Stored<T> a = random_matrix<T>(a_t ? k : m, a_t ? m : k, gen);
-    const Stored<T> b = random_matrix<T>(b_t ? n : k, b_t ? k : n, gen);
-    Stored<T> c = random_matrix<T>(m, n, gen);
-    if (beta == 0.0)  // C must be written, never read: NaN garbage must not leak into the result
-        for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t j = 0; j < n; ++j) c.data[std::size_t(i * c.ld + j)] = T(std::numeric_limits<float>::quiet_NaN());
-    Stored<T> c_ref = c;
-
-    cpu::avx512::gemm<T>(ta, tb, m, n, k, alpha, a.data.data(), a.ld, b.data.data(), b.ld, beta, c.data.data(), c.ld, threads);
-    cpu::gemm_reference<T>(ta, tb, m, n, k, alpha, a.data.data(), a.ld, b.data.data(), b.ld, beta, c_ref.data.data(), c_ref.ld);
-
-    const double ulps = std::is_same_v<T, float> ? double(k) + 2.0 : 2.0;
-    int failures = 0, gap_changed = 0;
-    std::ostringstream details;
-    for (std::int64_t i = 0; i < m; ++i) {
-        for (std::int64_t j = 0; j < n; ++j) {
-            double magnitude = beta == 0.0 ? 0.0 : std::abs(beta * c_ref.at(i, j));
-            for (std::int64_t p = 0; p < k; ++p)
-                magnitude += std::abs(alpha * (a_t ? a.at(p, i) : a.at(i, p)) * (b_t ? b.at(j, p) : b.at(p, j)));
-            const test::Tolerance tol = test::tolerance_for(dtype_of<T>(), magnitude, ulps);
-            const double got = c.at(i, j), want = c_ref.at(i, j);
-            if (!std::isnan(got) && std::abs(got - want) <= tol.atol + tol.rtol * std::abs(want)) continue;
-            if (failures++ < 5) details << "(" << i << "," << j << "): fast " << got << " vs reference " << want << "; ";
-        }
-        for (std::int64_t j = n; j < c.ld; ++j) {
-            const std::size_t at = std::size_t(i * c.ld + j);
-            if (std::memcmp(&c.data[at], &c_ref.data[at], sizeof(T)) != 0) ++gap_changed;
-        }
+    std::vector<GemmTier> tiers;
+    for (GemmTier tier : kFastTiers) {
+        if (tier_available<In>(tier))
+            tiers.push_back(tier);
+        else if (tier != GemmTier::avx512_bf16 || std::is_same_v<In, BFloat16>)
+            MESSAGE("skipped tier " << std::string(cpu::gemm_tier_name(tier)) << " for " << std::string(dtype_name(dtype_of<In>()))
+                                    << ": this CPU (" << cpu::detect_cpu_features().str() << ") lacks its instructions");
     }
-    INFO(details.str());
-    CHECK(failures == 0);
-    CHECK(gap_changed == 0);
+    return tiers;
+}
+
+// One problem on `tier` against the reference, within what two correct GEMMs may differ by.
+template <class In, class Out>
+void check_tier(GemmTier tier, int threads, const test::GemmCase<In, Out>& g)
+{
+    INFO("tier " << std::string(cpu::gemm_tier_name(tier)) << ", threads " << threads);
+    const auto fast = g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); });
+    const auto reference = g.run([](auto... args) { cpu::gemm_reference<In, Out>(args...); });
+    test::check_gemm_result(g, fast, [&](std::int64_t i, std::int64_t j) { return reference.at(i, j); },
+                            test::ulps_between_two_gemms(dtype_of<Out>(), g.k), "reference");
 }
 
 // Shapes from {1, 7, 15, 16, 17, 63, 64, 65, 257}^3: a fixed sample of the 729 combinations
-// (every 7th, which reaches each size in each position) with all four transpositions.
-template <class T>
+// (every 7th, which reaches each size in each position), each with all four transpositions, and
+// alpha/beta and the bias varied along the sample.
+template <class In, class Out = In>
 void check_odd_shapes()
 {
-    if (!fast_path_available<T>()) {
-        MESSAGE("skipped: this CPU lacks the instructions of the fast " << dtype_name(dtype_of<T>()) << " GEMM");
-        return;
-    }
     const std::array<std::int64_t, 9> sizes = {1, 7, 15, 16, 17, 63, 64, 65, 257};
     const std::array<std::array<double, 2>, 4> alpha_beta = {{{1.0, 0.0}, {0.5, -1.5}, {-2.0, 1.0}, {1.0, 0.0}}};
-    std::uint64_t seed = 1000;
-    int index = 0;
-    for (std::int64_t m : sizes)
-        for (std::int64_t n : sizes)
-            for (std::int64_t k : sizes) {
-                if (index++ % 7 != 0) continue;
-                const auto [alpha, beta] = alpha_beta[std::size_t(index % 4)];
-                for (Transpose ta : {Transpose::no, Transpose::yes})
-                    for (Transpose tb : {Transpose::no, Transpose::yes}) {
-                        ++seed;
-                        check_fast<T>(ta, tb, m, n, k, alpha, beta, seed, int(seed % 3));  // threads: auto, 1 or 2
-                    }
-            }
+    const std::array<std::optional<BiasAlong>, 3> biases = {std::nullopt, BiasAlong::rows, BiasAlong::columns};
+    for (GemmTier tier : available_tiers<In>()) {
+        std::uint64_t seed = 1000;
+        int index = 0;
+        for (std::int64_t m : sizes)
+            for (std::int64_t n : sizes)
+                for (std::int64_t k : sizes) {
+                    if (index++ % 7 != 0) continue;
+                    const auto [alpha, beta] = alpha_beta[std::size_t(index % 4)];
+                    for (Transpose ta : {Transpose::no, Transpose::yes})
+                        for (Transpose tb : {Transpose::no, Transpose::yes}) {
+                            ++seed;
+                            const auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, alpha, beta, biases[seed % 3], seed, 5);
+                            check_tier(tier, int(seed % 3), g);  // threads: as the dispatcher picks, 1 or 2
+                        }
+                }
+        // Empty sums: C = beta C + bias, and empty C (nothing written).
+        for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{9, 33, 0}, {0, 5, 5}, {5, 0, 5}}) {
+            const auto g = test::GemmCase<In, Out>::make(Transpose::no, Transpose::yes, m, n, k, 1.0, 0.5, BiasAlong::rows, ++seed, 5);
+            check_tier(tier, 2, g);
+        }
+    }
 }
 
-template <class T>
+// The seed of the randomized sweep: TINYAMP_TEST_SEED to rerun a failure, else a fresh one.
+std::uint64_t sweep_seed()
+{
+    if (const char* env = std::getenv("TINYAMP_TEST_SEED")) return std::strtoull(env, nullptr, 10);
+    return std::random_device{}();
+}
+
+template <class In, class Out = In>
 void check_random_sweep(int cases)
 {
-    if (!fast_path_available<T>()) {
-        MESSAGE("skipped: this CPU lacks the instructions of the fast " << dtype_name(dtype_of<T>()) << " GEMM");
-        return;
-    }
-    const std::uint64_t seed = std::random_device{}();
-    CAPTURE(seed);  // rerun a failure by putting this seed here
-    MESSAGE("random gemm sweep seed " << seed);
+    const std::uint64_t seed = sweep_seed();
+    MESSAGE("random gemm sweep " << std::string(dtype_name(dtype_of<In>())) << " -> " << std::string(dtype_name(dtype_of<Out>()))
+                                 << " seed " << seed << " (rerun with TINYAMP_TEST_SEED=" << seed << ")");
+    CAPTURE(seed);
     std::mt19937_64 rng(seed);
     auto size = [&] { return std::int64_t(1 + rng() % 300); };
-    for (int i = 0; i < cases; ++i) {
-        const std::int64_t m = size(), n = size(), k = size();
-        const Transpose ta = rng() % 2 ? Transpose::yes : Transpose::no, tb = rng() % 2 ? Transpose::yes : Transpose::no;
-        const double alpha = double(int(rng() % 7) - 3) / 2.0, beta = double(int(rng() % 5) - 2) / 2.0;
-        check_fast<T>(ta, tb, m, n, k, alpha, beta, rng(), 1 + int(rng() % 2));
-    }
+    for (GemmTier tier : available_tiers<In>())
+        for (int i = 0; i < cases; ++i) {
+            const std::int64_t m = size(), n = size(), k = size();
+            const Transpose ta = rng() % 2 ? Transpose::yes : Transpose::no, tb = rng() % 2 ? Transpose::yes : Transpose::no;
+            const double alpha = double(int(rng() % 7) - 3) / 2.0, beta = double(int(rng() % 5) - 2) / 2.0;
+            const std::array<std::optional<BiasAlong>, 3> biases = {std::nullopt, BiasAlong::rows, BiasAlong::columns};
+            const auto bias = biases[rng() % 3];
+            const int threads = 1 + int(rng() % 2);
+            check_tier(tier, threads, test::GemmCase<In, Out>::make(ta, tb, m, n, k, alpha, beta, bias, rng(), 5));
+        }
 }
 
-// The two-thread split must give exactly the one-thread bits: each element of C is computed by
-// one thread, over the same blocks of k in the same order.
-template <class T>
+// Splitting C between threads must give exactly the one-thread bits: each element of C is
+// computed by one thread, over the same blocks of k in the same order.
+template <class In, class Out = In>
 void check_threads_bitwise(std::int64_t m, std::int64_t n, std::int64_t k, Transpose ta, Transpose tb)
 {
-    if (!fast_path_available<T>()) {
-        MESSAGE("skipped: this CPU lacks the instructions of the fast " << dtype_name(dtype_of<T>()) << " GEMM");
-        return;
+    const auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, 1.0, 0.5, BiasAlong::rows, 7, 5);
+    for (GemmTier tier : available_tiers<In>()) {
+        INFO(g.describe() << " tier " << std::string(cpu::gemm_tier_name(tier)));
+        const auto on = [&](int threads) { return g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); }); };
+        const auto one = on(1);
+        for (int threads : {2, 3}) {
+            const auto many = on(threads);
+            CAPTURE(threads);
+            CHECK(std::memcmp(one.data.data(), many.data.data(), one.data.size() * sizeof(Out)) == 0);
+        }
+        check_tier(tier, 2, g);  // and the threaded result is right
     }
-    INFO(std::string(dtype_name(dtype_of<T>())) << " m=" << m << " n=" << n << " k=" << k);
-    Generator gen(7);
-    const Stored<T> a = random_matrix<T>(ta == Transpose::yes ? k : m, ta == Transpose::yes ? m : k, gen);
-    const Stored<T> b = random_matrix<T>(tb == Transpose::yes ? n : k, tb == Transpose::yes ? k : n, gen);
-    Stored<T> one = random_matrix<T>(m, n, gen);
-    Stored<T> two = one;
-    cpu::avx512::gemm<T>(ta, tb, m, n, k, 1.0, a.data.data(), a.ld, b.data.data(), b.ld, 0.5, one.data.data(), one.ld, 1);
-    cpu::avx512::gemm<T>(ta, tb, m, n, k, 1.0, a.data.data(), a.ld, b.data.data(), b.ld, 0.5, two.data.data(), two.ld, 2);
-    CHECK(std::memcmp(one.data.data(), two.data.data(), one.data.size() * sizeof(T)) == 0);
-    check_fast<T>(ta, tb, m, n, k, 1.0, 0.5, 8, 2);  // and the threaded result is right
 }
 
 }  // namespace
 
-TEST_CASE("fast gemm matches the reference over odd shapes, transpositions, strides and alpha/beta")
+TEST_CASE("every fast gemm tier matches the reference over odd shapes, transpositions, strides, alpha/beta and a bias")
 {
     SUBCASE("f32") { check_odd_shapes<float>(); }
     SUBCASE("f16") { check_odd_shapes<Half>(); }
     SUBCASE("bf16") { check_odd_shapes<BFloat16>(); }
 }
 
-TEST_CASE("fast gemm matches the reference on a randomized sweep (seed printed)")
+TEST_CASE("every fast gemm tier matches the reference with f16 and bf16 inputs and an f32 output")
 {
-    SUBCASE("f32") { check_random_sweep<float>(12); }
-    SUBCASE("f16") { check_random_sweep<Half>(12); }
-    SUBCASE("bf16") { check_random_sweep<BFloat16>(12); }
+    SUBCASE("f16 -> f32") { check_odd_shapes<Half, float>(); }
+    SUBCASE("bf16 -> f32") { check_odd_shapes<BFloat16, float>(); }
 }
 
-TEST_CASE("fast gemm gives the same bits on one and two threads")
+TEST_CASE("every fast gemm tier matches the reference on a randomized sweep with a printed seed")
 {
-    // threads = 2 forces the split: a wide C splits its columns, a narrow one its rows.
+    SUBCASE("f32") { check_random_sweep<float>(10); }
+    SUBCASE("f16") { check_random_sweep<Half>(10); }
+    SUBCASE("bf16") { check_random_sweep<BFloat16>(10); }
+    SUBCASE("bf16 -> f32") { check_random_sweep<BFloat16, float>(6); }
+}
+
+TEST_CASE("every fast gemm tier gives the same bits on one, two and three threads")
+{
+    // A wide C splits its columns, a narrow one its rows.
     check_threads_bitwise<float>(130, 200, 129, Transpose::no, Transpose::no);
-    check_threads_bitwise<float>(300, 40, 300, Transpose::yes, Transpose::yes);
+    check_threads_bitwise<float>(300, 20, 300, Transpose::yes, Transpose::yes);
     check_threads_bitwise<Half>(130, 200, 129, Transpose::no, Transpose::yes);
     check_threads_bitwise<BFloat16>(130, 200, 129, Transpose::yes, Transpose::no);
-    check_threads_bitwise<BFloat16>(600, 20, 301, Transpose::no, Transpose::no);
+    check_threads_bitwise<BFloat16, float>(600, 10, 301, Transpose::no, Transpose::no);
 }
 
-TEST_CASE("fast gemm accumulates f16 and bf16 in f32 and rounds once")
+TEST_CASE("every fast gemm tier accumulates f16 and bf16 in f32 and rounds once, bias included")
 {
     // k ones times k ones is k: summed in f16 the total would stick at 2048, in bf16 at 256.
     const std::int64_t k = 4096;
-    if (fast_path_available<Half>()) {
-        const std::vector<Half> ones(std::size_t(k), Half(1.0f));
+    const std::vector<Half> ones_h(std::size_t(k), Half(1.0f));
+    for (GemmTier tier : available_tiers<Half>()) {
         Half out(0.0f);
-        cpu::avx512::gemm<Half>(Transpose::no, Transpose::no, 1, 1, k, 1.0, ones.data(), k, ones.data(), 1, 0.0, &out, 1);
-        CHECK(float(out) == 4096.0f);
-    } else {
-        MESSAGE("skipped f16: no AVX-512/F16C");
+        cpu::gemm_on_tier<Half, Half>(tier, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_h.data(), k, ones_h.data(), 1, 0.0, &out,
+                                      1);
+        CHECK_MESSAGE(float(out) == 4096.0f, std::string(cpu::gemm_tier_name(tier)));
     }
-    if (fast_path_available<BFloat16>()) {
-        const std::vector<BFloat16> ones(std::size_t(k), BFloat16(1.0f));
+    const std::vector<BFloat16> ones_b(std::size_t(k), BFloat16(1.0f));
+    // bf16 keeps 8 significant bits. 1 + 2^-8 is halfway between 1 and 1 + 2^-7: rounded to bf16
+    // before the bias 2^-8 is added, it would become 1 and stay 1; rounded once, sum + bias is
+    // exactly 1 + 2^-7.
+    const std::vector<BFloat16> a = {BFloat16(1.0f), BFloat16(0x1p-8f)}, b = {BFloat16(1.0f), BFloat16(1.0f)};
+    const BFloat16 bias(0x1p-8f);
+    for (GemmTier tier : available_tiers<BFloat16>()) {
         BFloat16 out(0.0f);
-        cpu::avx512::gemm<BFloat16>(Transpose::no, Transpose::no, 1, 1, k, 1.0, ones.data(), k, ones.data(), 1, 0.0, &out, 1);
-        CHECK(float(out) == 4096.0f);
-    } else {
-        MESSAGE("skipped bf16: no AVX-512 BF16");
+        cpu::gemm_on_tier<BFloat16, BFloat16>(tier, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_b.data(), k, ones_b.data(), 1, 0.0,
+                                              &out, 1);
+        CHECK_MESSAGE(float(out) == 4096.0f, std::string(cpu::gemm_tier_name(tier)));
+        cpu::gemm_on_tier<BFloat16, BFloat16>(tier, 1, Transpose::no, Transpose::no, 1, 1, 2, 1.0, a.data(), 2, b.data(), 1, 0.0, &out, 1,
+                                              {&bias, BiasAlong::rows});
+        CHECK_MESSAGE(float(out) == 1.0f + 0x1p-7f, std::string(cpu::gemm_tier_name(tier)));
     }
 }
 
-TEST_CASE("vdpbf16ps treats subnormal bf16 inputs and subnormal products as zero, as gemm_fast.h documents")
+TEST_CASE("vdpbf16ps reads subnormal bf16 as zero, flushes subnormal results and rounds to nearest even whatever MXCSR says")
 {
-    if (!fast_path_available<BFloat16>()) {
-        MESSAGE("skipped: no AVX-512 BF16");
+    if (!tier_available<BFloat16>(GemmTier::avx512_bf16)) {
+        MESSAGE("skipped: no AVX-512 BF16 on this CPU (" << cpu::detect_cpu_features().str() << ")");
         return;
     }
-    // f32 output would show the difference best, but C has the inputs' dtype: use bf16 C, where
-    // the reference keeps these tiny values as bf16 subnormals and the fast path gives exactly 0.
-    auto both = [](BFloat16 a, BFloat16 b) {
-        BFloat16 fast(1.0f), reference(1.0f);
-        cpu::avx512::gemm<BFloat16>(Transpose::no, Transpose::no, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &fast, 1);
-        cpu::gemm_reference<BFloat16>(Transpose::no, Transpose::no, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &reference, 1);
-        return std::pair<float, float>(float(fast), float(reference));
+    // An f32 output shows the raw f32 sums: no rounding into bf16 hides anything.
+    auto both = [](std::vector<BFloat16> a, std::vector<BFloat16> b) {
+        const std::int64_t k = std::int64_t(a.size());
+        float fast = 1.0f, reference = 1.0f;
+        cpu::gemm_on_tier<BFloat16, float>(GemmTier::avx512_bf16, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1,
+                                           0.0, &fast, 1);
+        cpu::gemm_reference<BFloat16, float>(Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1, 0.0, &reference, 1);
+        return std::pair<float, float>(fast, reference);
     };
-    const auto [denormal_fast, denormal_reference] = both(BFloat16::from_bits(0x0001), BFloat16(1.0f));  // 2^-133 * 1
+    const auto [denormal_fast, denormal_reference] = both({BFloat16::from_bits(0x0001)}, {BFloat16(1.0f)});  // 2^-133 * 1
     CHECK(denormal_reference == 0x1p-133f);
     CHECK(denormal_fast == 0.0f);  // DAZ: the subnormal input counts as zero
-    // 2^-128: a subnormal product (in f32 and in bf16, whose subnormals reach down to 2^-133).
-    const auto [product_fast, product_reference] = both(BFloat16(0x1p-64f), BFloat16(0x1p-64f));
+    const auto [product_fast, product_reference] = both({BFloat16(0x1p-64f)}, {BFloat16(0x1p-64f)});  // 2^-128: a subnormal f32
     CHECK(product_reference == 0x1p-128f);
     CHECK(product_fast == 0.0f);  // FTZ: the subnormal result is flushed
-    const auto [normal_fast, normal_reference] = both(BFloat16(0x1p-63f), BFloat16(0x1p-63f));  // 2^-126: the smallest normal
+    const auto [normal_fast, normal_reference] = both({BFloat16(0x1p-63f)}, {BFloat16(0x1p-63f)});  // 2^-126: the smallest normal
     CHECK(normal_fast == normal_reference);
-}
 
-TEST_CASE("gemm dispatch: fast path only with the CPU features, never for f64, tiny products or TINYAMP_CPU=portable")
-{
-    const cpu::CpuFeatures portable{};  // what cpu_features() returns under TINYAMP_CPU=portable
-    CHECK_FALSE(cpu::gemm_uses_fast_path<float>(256, 256, 256, portable));
-    CHECK_FALSE(cpu::gemm_uses_fast_path<Half>(256, 256, 256, portable));
-    CHECK_FALSE(cpu::gemm_uses_fast_path<BFloat16>(256, 256, 256, portable));
-
-    cpu::CpuFeatures all;
-    all.f16c = all.avx2 = all.fma = all.avx512f = all.avx512bf16 = true;
-    CHECK(cpu::gemm_uses_fast_path<float>(256, 256, 256, all));
-    CHECK(cpu::gemm_uses_fast_path<Half>(256, 256, 256, all));
-    CHECK(cpu::gemm_uses_fast_path<BFloat16>(256, 256, 256, all));
-    CHECK_FALSE(cpu::gemm_uses_fast_path<double>(256, 256, 256, all));
-    CHECK_FALSE(cpu::gemm_uses_fast_path<float>(2, 2, 2, all));  // too small to repay the packing
-    cpu::CpuFeatures no_bf16 = all;
-    no_bf16.avx512bf16 = false;
-    CHECK(cpu::gemm_uses_fast_path<float>(256, 256, 256, no_bf16));
-    CHECK_FALSE(cpu::gemm_uses_fast_path<BFloat16>(256, 256, 256, no_bf16));
-
-    // The dispatcher itself asks cpu_features(), which reads TINYAMP_CPU once: with it set to
-    // portable, gemm must give exactly the reference's bits.
-    const std::int64_t m = 70, n = 90, k = 80;
-    Generator gen(3);
-    const Stored<float> a = random_matrix<float>(m, k, gen), b = random_matrix<float>(k, n, gen);
-    Stored<float> c = random_matrix<float>(m, n, gen), c_ref = c;
-    cpu::gemm<float>(Transpose::no, Transpose::no, m, n, k, 1.0, a.data.data(), a.ld, b.data.data(), b.ld, 0.0, c.data.data(), c.ld);
-    cpu::gemm_reference<float>(Transpose::no, Transpose::no, m, n, k, 1.0, a.data.data(), a.ld, b.data.data(), b.ld, 0.0, c_ref.data.data(),
-                               c_ref.ld);
-    const bool same_bits = std::memcmp(c.data.data(), c_ref.data.data(), c.data.size() * sizeof(float)) == 0;
-    if (cpu::cpu_features().str() == "portable") {
-        CHECK(same_bits);
-    } else {
-        MESSAGE("TINYAMP_CPU is not portable here (features: " << cpu::cpu_features().str() << "); fast path in use: "
-                                                                << cpu::gemm_uses_fast_path<float>(m, n, k, cpu::cpu_features()));
-        CHECK(cpu::gemm_uses_fast_path<float>(m, n, k, cpu::cpu_features()) == cpu::avx512::gemm_supported<float>(cpu::cpu_features()));
-    }
+    // 1 * 1 + 2^-15 * 2^-15 = 1 + 2^-30: below half an f32 ulp of 1 (2^-24), so to nearest it is 1.
+    // Rounding upward (MXCSR.RC, set by fesetround) makes the reference's f32 addition give the
+    // next float, 1 + 2^-23; vdpbf16ps ignores MXCSR and still rounds to nearest.
+    const std::vector<BFloat16> a = {BFloat16(1.0f), BFloat16(0x1p-15f)};
+    const int previous = std::fegetround();
+    REQUIRE(std::fesetround(FE_UPWARD) == 0);
+    const auto [upward_fast, upward_reference] = both(a, a);
+    std::fesetround(previous);
+    CHECK(upward_reference == 1.0f + 0x1p-23f);  // the rounding mode was in effect
+    CHECK(upward_fast == 1.0f);
 }

@@ -1,13 +1,12 @@
 // The reference GEMM against the definition: a naive triple loop in f64 over the same (already
 // rounded) inputs, for all four transposition combinations, with padded leading dimensions, odd
-// sizes and sizes of 0, in every float dtype.
+// sizes and sizes of 0, alpha/beta (beta == 0 over NaN garbage), the bias epilogue both ways,
+// in every float dtype and with an f32 output for f16/bf16 inputs; and that linear and conv2d,
+// which add their bias in the GEMM's epilogue, round once.
 #include <doctest/doctest.h>
 
 #include <array>
-#include <cmath>
-#include <cstring>
-#include <limits>
-#include <type_traits>
+#include <optional>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
@@ -15,84 +14,27 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
 #include "tests/support/gemm_matrices.h"
-#include "tests/support/tolerance.h"
 
 using namespace tinyamp;
+using kernels::cpu::BiasAlong;
 using kernels::cpu::gemm;
 using kernels::cpu::Transpose;
-using tinyamp::test::check_close;
-
-using tinyamp::test::Stored;
-using tinyamp::test::value_of;
 
 namespace {
 
-// Leading dimension cols + 3: the gap after each row must be left alone.
-template <class T>
-Stored<T> random_matrix(std::int64_t rows, std::int64_t cols, Generator& gen)
+// The reference against the exact f64 result: within the rounding of k products and the
+// epilogue's three operations in the accumulator (ulps_for), relative to each element's scale.
+template <class In, class Out = In>
+void check_reference(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, double beta,
+                     std::optional<BiasAlong> bias, std::uint64_t seed)
 {
-    return test::random_matrix<T>(rows, cols, gen, 3);
+    const auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, alpha, beta, bias, seed, 3);
+    const auto got = g.run([](auto... args) { kernels::cpu::gemm_reference<In, Out>(args...); });
+    test::check_gemm_result(g, got, [&](std::int64_t i, std::int64_t j) { return g.exact(i, j).first; },
+                            test::ulps_for(dtype_of<Out>(), k + 2), "f64");
 }
 
-// How far the kernel may be from the exact product, in ulps of the result dtype relative to
-// scale = |alpha| sum|a||b| + |beta| |c|. A sum of k products accumulated in a type with unit
-// roundoff u = eps/2 is off by at most about (k + 1) u * scale, and alpha/beta add two roundings:
-// (k + 3) / 2 ulps, so k + 2 is safe. f16/bf16 accumulate in f32, whose error is far below one of
-// their ulps for these k: what remains is the final rounding, within the default 2 ulps.
-template <class T>
-double allowed_ulps(std::int64_t k)
-{
-    return std::is_same_v<T, float> || std::is_same_v<T, double> ? double(k) + 2.0 : 2.0;
-}
-
-template <class T>
-void check_gemm(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, double beta, std::uint64_t seed)
-{
-    INFO(std::string(dtype_name(dtype_of<T>()))
-         << " m=" << m << " n=" << n << " k=" << k << " trans_a=" << (ta == Transpose::yes) << " trans_b=" << (tb == Transpose::yes)
-         << " alpha=" << alpha << " beta=" << beta << " seed=" << seed);
-    Generator gen(seed);
-    const bool a_transposed = ta == Transpose::yes, b_transposed = tb == Transpose::yes;
-    const Stored<T> a = random_matrix<T>(a_transposed ? k : m, a_transposed ? m : k, gen);  // holds op(A) [m, k] or its transpose
-    const Stored<T> b = random_matrix<T>(b_transposed ? n : k, b_transposed ? k : n, gen);
-    Stored<T> c = random_matrix<T>(m, n, gen);
-    if (beta == 0.0)  // then C must not be read at all: NaNs in it must not leak into the result
-        for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t j = 0; j < n; ++j) c.data[std::size_t(i * c.ld + j)] = T(std::numeric_limits<float>::quiet_NaN());
-    const std::vector<T> c_before = c.data;
-
-    std::vector<double> expected, magnitude;
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-            double sum = 0, abs_sum = 0;
-            for (std::int64_t p = 0; p < k; ++p) {
-                const double product = (a_transposed ? a.at(p, i) : a.at(i, p)) * (b_transposed ? b.at(j, p) : b.at(p, j));
-                sum += product;
-                abs_sum += std::abs(product);
-            }
-            const double c_ij = beta == 0.0 ? 0.0 : c.at(i, j);
-            expected.push_back(alpha * sum + beta * c_ij);
-            magnitude.push_back(std::abs(alpha) * abs_sum + std::abs(beta * c_ij));
-        }
-
-    gemm<T>(ta, tb, m, n, k, alpha, a.data.data(), a.ld, b.data.data(), b.ld, beta, c.data.data(), c.ld);
-
-    std::vector<double> actual;
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) actual.push_back(c.at(i, j));
-    double scale = 0;
-    for (double v : magnitude) scale = std::max(scale, v);
-    check_close(tensor(actual, {m, n}, f64), tensor(expected, {m, n}, f64), dtype_of<T>(), allowed_ulps<T>(k), scale);
-    int gap_changed = 0;  // the elements between rows of C are not part of the matrix
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = n; j < c.ld; ++j) {
-            const std::size_t at = std::size_t(i * c.ld + j);
-            if (std::memcmp(&c.data[at], &c_before[at], sizeof(T)) != 0) ++gap_changed;
-        }
-    CHECK(gap_changed == 0);
-}
-
-template <class T>
+template <class In, class Out = In>
 void check_all_shapes()
 {
     const std::vector<std::array<std::int64_t, 3>> sizes = {{0, 3, 2}, {3, 0, 2},    {3, 2, 0},  {1, 1, 1},
@@ -101,19 +43,27 @@ void check_all_shapes()
     for (Transpose ta : {Transpose::no, Transpose::yes})
         for (Transpose tb : {Transpose::no, Transpose::yes})
             for (const auto& [m, n, k] : sizes) {
-                check_gemm<T>(ta, tb, m, n, k, 1.0, 0.0, ++seed);
-                check_gemm<T>(ta, tb, m, n, k, 0.5, -1.5, ++seed);
+                check_reference<In, Out>(ta, tb, m, n, k, 1.0, 0.0, std::nullopt, ++seed);
+                check_reference<In, Out>(ta, tb, m, n, k, 0.5, -1.5, std::nullopt, ++seed);
+                check_reference<In, Out>(ta, tb, m, n, k, 1.0, 0.0, BiasAlong::rows, ++seed);
+                check_reference<In, Out>(ta, tb, m, n, k, -2.0, 1.0, BiasAlong::columns, ++seed);
             }
 }
 
 }  // namespace
 
-TEST_CASE("gemm matches a triple loop in f64 for every transposition, odd sizes and 0")
+TEST_CASE("gemm reference matches a triple loop in f64 for every transposition, odd sizes, 0, alpha/beta and a bias")
 {
     check_all_shapes<double>();
     check_all_shapes<float>();
     check_all_shapes<Half>();
     check_all_shapes<BFloat16>();
+}
+
+TEST_CASE("gemm reference with f16 and bf16 inputs and an f32 output")
+{
+    check_all_shapes<Half, float>();
+    check_all_shapes<BFloat16, float>();
 }
 
 TEST_CASE("gemm of a small known product")
@@ -141,4 +91,16 @@ TEST_CASE("gemm accumulates f16 and bf16 in f32 and rounds once")
     BFloat16 out_b(0.0f);
     gemm<BFloat16>(Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_b.data(), k, ones_b.data(), 1, 0.0, &out_b, 1);
     CHECK(float(out_b) == 4096.0f);
+}
+
+TEST_CASE("linear and conv2d add their bias before the one rounding, as PyTorch's addmm")
+{
+    // bf16 keeps 8 significant bits. x · w = 1 + 2^-8 is halfway between 1 and 1 + 2^-7: rounded to
+    // bf16 before the bias 2^-8 is added it would become 1, and 1 + 2^-8 would round to 1 again.
+    // Rounded once, x · w + bias = 1 + 2^-7 exactly. Both ops add the bias in the GEMM's epilogue.
+    const double tiny = 0x1p-8;
+    const Tensor x = tensor({1.0, tiny}, {1, 2}, bf16), w = tensor({1.0, 1.0}, {1, 2}, bf16), b = tensor({tiny}, {1}, bf16);
+    CHECK(linear(x, w, b).to_vector() == std::vector<double>{1.0 + 0x1p-7});
+    const Tensor image = tensor({1.0, tiny}, {1, 2, 1, 1}, bf16), kernel = tensor({1.0, 1.0}, {1, 2, 1, 1}, bf16);
+    CHECK(conv2d(image, kernel, b).to_vector() == std::vector<double>{1.0 + 0x1p-7});
 }

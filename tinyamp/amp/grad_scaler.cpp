@@ -1,9 +1,12 @@
 #include "tinyamp/amp/grad_scaler.h"
 
 #include <cmath>
+#include <map>
 
+#include "kernels/cuda/amp.h"
 #include "tinyamp/amp/autocast_state.h"
 #include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/cuda_memory.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/warning.h"
 #include "tinyamp/ops/elementwise.h"
@@ -16,6 +19,41 @@ bool has_non_finite(const Tensor& t)
     for (double v : t.to_vector())
         if (!std::isfinite(v)) return true;
     return false;
+}
+
+// The CUDA gradients of one device, checked and unscaled there by one kernel launch each; the
+// host waits once, to read the found_inf flag, instead of once per gradient.
+bool unscale_on_device(const std::vector<kernels::cuda::GradBuffer>& grads, float inv_scale, Device device)
+{
+    const Tensor found_inf = zeros({}, DType::f32, device);
+    const Tensor inv = full({}, double(inv_scale), DType::f32, device);
+    kernels::cuda::amp_foreach_non_finite_check_and_unscale_(grads, static_cast<float*>(found_inf.data_ptr()),
+                                                              static_cast<const float*>(inv.data_ptr()), device.index());
+    return found_inf.item() != 0.0;
+}
+
+// _amp_update_scale_ run by the CUDA kernel on a device copy of the scaler's state, read back.
+void update_scale_on_device(float& scale, std::int32_t& growth_tracker, bool found_inf, double growth_factor, double backoff_factor,
+                            std::int64_t growth_interval, Device device)
+{
+    struct State {
+        float scale;
+        std::int32_t growth_tracker;
+        float found_inf;
+    };
+    State host{scale, growth_tracker, found_inf ? 1.0f : 0.0f};
+    const int index = device.index();
+    struct DeviceBuffer {  // released however this function ends
+        void* p;
+        int index;
+        ~DeviceBuffer() { cuda_memory::release(p, index); }
+    } buffer{cuda_memory::allocate(sizeof(State), index), index};
+    auto* d = static_cast<State*>(buffer.p);
+    cuda_memory::copy(d, device, &host, Device::cpu(), sizeof(State));
+    kernels::cuda::amp_update_scale_(&d->scale, &d->growth_tracker, &d->found_inf, growth_factor, backoff_factor, growth_interval, index);
+    cuda_memory::copy(&host, Device::cpu(), d, device, sizeof(State));
+    scale = host.scale;
+    growth_tracker = host.growth_tracker;
 }
 
 }  // namespace
@@ -90,15 +128,25 @@ void GradScaler::unscale_(optim::Optimizer& optimizer)
     // The reciprocal is taken in f64 on purpose, then rounded to f32, as PyTorch does.
     const float inv_scale = float(1.0 / double(*scale_));
     NoGradGuard no_grad;
+    std::map<int, std::vector<kernels::cuda::GradBuffer>> on_gpu;  // CUDA device index -> its gradients
     for (const optim::ParamGroup& group : optimizer.param_groups())
         for (const Tensor& p : group.params) {
             const Tensor& g = p.grad();
             if (!g.defined()) continue;
             TINYAMP_CHECK(g.dtype() != DType::f16, value, "Attempting to unscale FP16 gradients.");
+            if (g.device().is_cuda() && g.is_contiguous()) {  // done on the device below, in place (as copy_ would, bump the version)
+                on_gpu[g.device().index()].push_back({g.data_ptr(), g.dtype(), g.numel()});
+                g.storage()->bump_version();
+                continue;
+            }
             const bool bad = has_non_finite(g);
             state.found_inf = state.found_inf.value_or(false) || bad;
             if (inv_scale != 1.0f) g.copy_(mul(g, full({}, double(inv_scale), DType::f32, g.device())));
         }
+    for (const auto& [index, grads] : on_gpu) {
+        const bool bad = unscale_on_device(grads, inv_scale, Device::cuda(index));
+        state.found_inf = state.found_inf.value_or(false) || bad;
+    }
     state.stage = Stage::unscaled;
 }
 
@@ -137,7 +185,10 @@ void GradScaler::update(std::optional<double> new_scale)
                 found_inf = found_inf || *state.found_inf;
             }
         TINYAMP_CHECK(any_check, state, "No inf checks were recorded prior to update.");
-        amp_update_scale_(*scale_, *growth_tracker_, found_inf, growth_factor_, backoff_factor_, growth_interval_);
+        if (scale_device_ && scale_device_->is_cuda())
+            update_scale_on_device(*scale_, *growth_tracker_, found_inf, growth_factor_, backoff_factor_, growth_interval_, *scale_device_);
+        else
+            amp_update_scale_(*scale_, *growth_tracker_, found_inf, growth_factor_, backoff_factor_, growth_interval_);
     }
     history_.push_back({std::int64_t(history_.size()) + 1, double(*scale_), found_inf});
     per_optimizer_.clear();

@@ -4,6 +4,7 @@ namespace tinyamp {
 
 void Context::save_for_backward(std::vector<Tensor> tensors)
 {
+    if (!recorded_) return;
     saved_ = std::move(tensors);
     saved_versions_.clear();
     for (const Tensor& t : saved_) saved_versions_.push_back(t.defined() ? t.storage()->version() : 0);
@@ -24,10 +25,11 @@ const std::vector<Tensor>& Context::saved_tensors() const
 
 bool Context::needs_input_grad(std::size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
 
-void Context::set_op(const char* name, std::vector<bool> needs_input_grad)
+void Context::set_op(const char* name, std::vector<bool> needs_input_grad, bool recorded)
 {
     op_name_ = name;
     needs_input_grad_ = std::move(needs_input_grad);
+    recorded_ = recorded;
 }
 
 void Context::release()

@@ -16,9 +16,11 @@
 //   };
 //   Tensor y = Square::apply(x);
 
+#include <algorithm>
 #include <any>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tinyamp/core/tensor.h"
@@ -38,12 +40,18 @@ public:
     template <class V>
     void save(const std::string& key, V value)
     {
-        data_[key] = std::move(value);
+        if (!recorded_) return;
+        if (const auto it = find(key); it != data_.end()) {
+            it->second = std::move(value);
+            return;
+        }
+        if (data_.empty()) data_.reserve(4);  // ops save a few values: one allocation for all of them
+        data_.emplace_back(key, std::move(value));
     }
     template <class V>
     const V& get(const std::string& key) const
     {
-        const auto it = data_.find(key);
+        const auto it = find(key);
         TINYAMP_CHECK(it != data_.end(), state, "op '", op_name_, "': nothing was saved under '", key, "' in forward; call ctx.save(\"", key,
                       "\", value) there");
         const V* value = std::any_cast<V>(&it->second);
@@ -51,17 +59,27 @@ public:
         return *value;
     }
 
-    // Used by the autograd layer.
-    void set_op(const char* name, std::vector<bool> needs_input_grad);
+    // Used by the autograd layer. When the op is not recorded (no input needs a gradient, or
+    // grad mode is off) nobody will run its backward, so save and save_for_backward keep nothing:
+    // a forward must not read back what it saved.
+    void set_op(const char* name, std::vector<bool> needs_input_grad, bool recorded = true);
     void release();
 
 private:
     std::vector<Tensor> saved_;
     std::vector<std::uint64_t> saved_versions_;  // storage versions at save time
-    std::map<std::string, std::any> data_;
+    // A few (key, value) pairs, searched in order: cheaper than a map for the handful an op saves.
+    using Entries = std::vector<std::pair<std::string, std::any>>;
+    Entries::iterator find(const std::string& key) { return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; }); }
+    Entries::const_iterator find(const std::string& key) const
+    {
+        return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; });
+    }
+    Entries data_;
     std::vector<bool> needs_input_grad_;
     const char* op_name_ = "";
     bool released_ = false;
+    bool recorded_ = true;
 };
 
 template <class Op, class... Args>

@@ -15,6 +15,15 @@ std::mutex& leaf_mutex()
     static std::mutex m;
     return m;
 }
+
+// Whether `t` is the only handle to a contiguous buffer that no other tensor shares (a gradient
+// the engine just computed for this leaf and holds nowhere else): then .grad can take it as it is.
+bool owned_alone(const Tensor& t)
+{
+    return t.impl().use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous() && t.storage_offset() == 0 &&
+           t.storage()->nbytes() == t.nbytes() && !t.grad_fn() && t.device().is_cpu();
+}
+
 }  // namespace
 
 std::uint64_t next_sequence_nr()
@@ -63,8 +72,12 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
     std::lock_guard lock(leaf_mutex());  // backward passes on two threads may reach one weight
     if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
         leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : grad_output;
+    } else if (leaf->grad.defined()) {
+        leaf->grad = add(leaf->grad, grad_output);
+    } else if (owned_alone(grad_output) && grad_output.dtype() == leaf->dtype) {
+        leaf->grad = grad_output.detach();  // nobody else holds this buffer: no need to copy it
     } else {
-        leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : layout::clone(grad_output);
+        leaf->grad = layout::clone(grad_output);
     }
     return {};
 }

@@ -13,7 +13,8 @@ void check_same_device(const char* op, const std::vector<Tensor>& inputs)
     const Tensor* first = nullptr;
     std::size_t first_index = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].defined()) continue;
+        // As in PyTorch, a 0-D CPU tensor (a plain number, as in mul(x, 2.0)) may join tensors on a GPU.
+        if (!inputs[i].defined() || (inputs[i].device().is_cpu() && inputs[i].dim() == 0)) continue;
         if (!first) {
             first = &inputs[i];
             first_index = i;

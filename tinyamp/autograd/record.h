@@ -55,7 +55,7 @@ Tensor run(const Args&... args)
     check_same_device(Op::name, inputs);
     if constexpr (!Differentiable<Op>) {
         Context ctx;
-        ctx.set_op(Op::name, {});
+        ctx.set_op(Op::name, {}, false);
         GradModeGuard no_grad(false);
         return Op::forward(ctx, args...);
     } else {
@@ -67,7 +67,7 @@ Tensor run(const Args&... args)
         std::shared_ptr<FunctionNode<Op>> node = record ? std::make_shared<FunctionNode<Op>>() : nullptr;
         Context unrecorded;
         Context& ctx = node ? node->ctx : unrecorded;
-        ctx.set_op(Op::name, std::move(needs_grad));
+        ctx.set_op(Op::name, std::move(needs_grad), record);
         Tensor output;
         {
             GradModeGuard no_grad(false);  // ops used inside forward are not recorded themselves

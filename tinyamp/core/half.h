@@ -7,6 +7,7 @@
 #include <iosfwd>
 
 #include "tinyamp/core/float_format.h"
+#include "tinyamp/core/half_bits.h"
 
 namespace tinyamp {
 
@@ -16,7 +17,8 @@ struct Half {
 
     constexpr Half() = default;
     /// Rounds to nearest, ties to even; overflow gives +-inf, NaN stays NaN (quiet).
-    constexpr explicit Half(float value) : bits(std::uint16_t(Binary16::from_double(value))) {}
+    /// (half_bits.h does it on the bits; float_format.h is the readable reference it matches.)
+    constexpr explicit Half(float value) : bits(half_bits::f16_from_f32(value)) {}
     constexpr explicit Half(double value) : bits(std::uint16_t(Binary16::from_double(value))) {}
     static constexpr Half from_bits(std::uint16_t b)
     {
@@ -25,7 +27,7 @@ struct Half {
         return h;
     }
     /// Exact: every f16 value is an f32 value.
-    constexpr operator float() const { return float(Binary16::to_double(bits)); }
+    constexpr operator float() const { return half_bits::f32_from_f16(bits); }
 };
 
 /// bfloat16: the top half of an f32 (1 sign, 8 exponent, 7 mantissa bits). f32's range, eps 2^-7.
@@ -33,7 +35,7 @@ struct BFloat16 {
     std::uint16_t bits = 0;
 
     constexpr BFloat16() = default;
-    constexpr explicit BFloat16(float value) : bits(std::uint16_t(BFloat16Format::from_double(value))) {}
+    constexpr explicit BFloat16(float value) : bits(half_bits::bf16_from_f32(value)) {}
     constexpr explicit BFloat16(double value) : bits(std::uint16_t(BFloat16Format::from_double(value))) {}
     static constexpr BFloat16 from_bits(std::uint16_t b)
     {
@@ -41,7 +43,7 @@ struct BFloat16 {
         h.bits = b;
         return h;
     }
-    constexpr operator float() const { return float(BFloat16Format::to_double(bits)); }
+    constexpr operator float() const { return half_bits::f32_from_bf16(bits); }
 };
 
 std::ostream& operator<<(std::ostream& out, Half h);

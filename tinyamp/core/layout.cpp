@@ -8,6 +8,8 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/cuda/convert.h"
+#include "kernels/cuda/strided_copy.h"
 #include "tinyamp/core/cuda_memory.h"
 
 namespace tinyamp::layout {
@@ -209,9 +211,9 @@ Tensor clone(const Tensor& self)
     } else if (self.is_contiguous()) {
         cuda_memory::copy(out.data_ptr(), self.device(), self.data_ptr(), self.device(), self.nbytes());
     } else {
-        // No CUDA gather kernel yet: gather on the host (correct; slow for big tensors).
-        const Tensor gathered = contiguous(to_device(self, Device::cpu()));
-        cuda_memory::copy(out.data_ptr(), self.device(), gathered.data_ptr(), Device::cpu(), self.nbytes());
+        // A view of a CUDA tensor is gathered on its device (kernels/cuda/strided_copy.cu).
+        kernels::cuda::strided_copy(self.data_ptr(), self.shape().data(), self.strides().data(), int(self.dim()), self.element_size(),
+                                    out.data_ptr(), self.device().index());
     }
     return out;
 }
@@ -219,12 +221,14 @@ Tensor clone(const Tensor& self)
 Tensor convert(const Tensor& self, DType target)
 {
     if (target == self.dtype()) return self;
-    if (!self.device().is_cpu()) return to_device(convert(to_device(self, Device::cpu()), target), self.device());  // on the host for now
     const Tensor src = contiguous(self);
     Tensor out(new_impl(self.shape(), target, self.device()));
-    const std::int64_t bad = kernels::cpu::convert(src.data_ptr(), self.dtype(), out.data_ptr(), target, self.numel());
+    // CUDA tensors convert on their device, with the same rounding as the CPU (kernels/cuda/convert.cu).
+    const std::int64_t bad = self.device().is_cpu()
+                                 ? kernels::cpu::convert(src.data_ptr(), self.dtype(), out.data_ptr(), target, self.numel())
+                                 : kernels::cuda::convert(src.data_ptr(), self.dtype(), out.data_ptr(), target, self.numel(), self.device().index());
     if (bad >= 0) {
-        const double value = src.to_vector()[std::size_t(bad)];
+        const double value = to_device(src, Device::cpu()).to_vector()[std::size_t(bad)];
         TINYAMP_FAIL(value, "to(", dtype_name(target), "): element ", bad, " (flat index) is ", value, ", which has no ",
                      dtype_name(target), " value; replace NaN/inf or clamp the tensor to the target's range before converting");
     }
@@ -245,9 +249,12 @@ void copy_into(const Tensor& dst, const Tensor& src)
     const Tensor ready = contiguous(convert(to_device(expand(src, dst.shape()), dst.device()), dst.dtype()));
     if (dst.numel() == 0) return;
     if (!dst.device().is_cpu()) {
-        TINYAMP_CHECK(dst.is_contiguous(), device, "copy_ into a non-contiguous CUDA tensor needs a CUDA kernel that tinyamp does not "
-                                                   "have yet; copy into a contiguous tensor instead");
-        cuda_memory::copy(dst.data_ptr(), dst.device(), ready.data_ptr(), dst.device(), dst.nbytes());
+        if (dst.is_contiguous()) {
+            cuda_memory::copy(dst.data_ptr(), dst.device(), ready.data_ptr(), dst.device(), dst.nbytes());
+        } else {
+            kernels::cuda::strided_scatter(ready.data_ptr(), dst.shape().data(), dst.strides().data(), int(dst.dim()), dst.element_size(),
+                                           dst.data_ptr(), dst.device().index());
+        }
         return;
     }
     kernels::cpu::strided_scatter(ready.data_ptr(), dst.shape().data(), dst.strides().data(), int(dst.dim()), dst.element_size(),

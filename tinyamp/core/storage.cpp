@@ -6,6 +6,8 @@
 #include <mutex>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
+#include <vector>
 
 #include "tinyamp/core/cuda_memory.h"
 #include "tinyamp/core/error.h"
@@ -60,13 +62,77 @@ private:
     }
     MemoryStats& stats_for(Device device)
     {
+        if (device == Device::cpu()) return cpu_;  // the common case, without a map lookup
         auto [it, inserted] = by_device_.try_emplace(DeviceKey{device.type(), device.index()});
         if (inserted) it->second.device = device;
         return it->second;
     }
     std::mutex mutex_;
-    std::map<DeviceKey, MemoryStats> by_device_;
+    MemoryStats cpu_;  // device is cpu by default
+    std::map<DeviceKey, MemoryStats> by_device_;  // the CUDA devices
 };
+
+// Freed CPU blocks kept for reuse, by size (rounded up to 64 bytes). A training step frees and
+// allocates blocks of the same sizes again and again, and aligned_alloc / free of them (glibc
+// consolidates its free lists for every large request) costs more than the work on a small
+// tensor. Bounded in total; turned off under the sanitizers so they still see every free.
+// The memory counters above are not affected: they count storages, not blocks.
+class CpuBlockCache {
+public:
+    CpuBlockCache(const CpuBlockCache&) = delete;
+    CpuBlockCache& operator=(const CpuBlockCache&) = delete;
+    CpuBlockCache() = default;
+    ~CpuBlockCache()
+    {
+        for (auto& [bytes, list] : blocks_)
+            for (void* p : list) std::free(p);
+    }
+    /// A cached block of exactly `bytes`, or null.
+    void* take(std::size_t bytes)
+    {
+        if (!kEnabled) return nullptr;
+        std::lock_guard lock(mutex_);
+        const auto it = blocks_.find(bytes);
+        if (it == blocks_.end() || it->second.empty()) return nullptr;
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_bytes_ -= bytes;
+        return p;
+    }
+    /// Keeps `p` for reuse, or frees it when the cache is full or the block too big.
+    void give_back(void* p, std::size_t bytes)
+    {
+        if (kEnabled && bytes <= kMaxBlockBytes) {
+            std::lock_guard lock(mutex_);
+            if (cached_bytes_ + bytes <= kMaxCachedBytes) {
+                blocks_[bytes].push_back(p);
+                cached_bytes_ += bytes;
+                return;
+            }
+        }
+        std::free(p);
+    }
+
+private:
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    static constexpr bool kEnabled = false;
+#else
+    static constexpr bool kEnabled = true;
+#endif
+    static constexpr std::size_t kMaxCachedBytes = std::size_t(64) << 20;
+    static constexpr std::size_t kMaxBlockBytes = std::size_t(16) << 20;
+    std::mutex mutex_;
+    std::unordered_map<std::size_t, std::vector<void*>> blocks_;
+    std::size_t cached_bytes_ = 0;
+};
+
+CpuBlockCache& block_cache()
+{
+    static CpuBlockCache instance;  // made by the first Storage, so it outlives them all (see ledger())
+    return instance;
+}
+
+std::size_t cpu_block_bytes(std::int64_t nbytes) { return std::size_t((nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment); }
 
 MemoryLedger& ledger()
 {
@@ -102,8 +168,9 @@ Storage::Storage(std::int64_t nbytes, DType dtype, Device device) : nbytes_(nbyt
     TINYAMP_CHECK(nbytes >= 0, value, "cannot allocate a negative number of bytes (", nbytes, ")");
     if (nbytes > 0) {
         if (device.is_cpu()) {
-            const std::int64_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-            data_ = std::aligned_alloc(kCpuAlignment, std::size_t(rounded));
+            const std::size_t rounded = cpu_block_bytes(nbytes);
+            data_ = block_cache().take(rounded);
+            if (!data_) data_ = std::aligned_alloc(kCpuAlignment, rounded);
             TINYAMP_CHECK(data_ != nullptr, value, "out of CPU memory allocating ", nbytes, " bytes of ", dtype_name(dtype),
                           "; use smaller tensors or batches");
         } else {
@@ -117,7 +184,7 @@ Storage::~Storage()
 {
     if (data_) {
         if (device_.is_cpu())
-            std::free(data_);
+            block_cache().give_back(data_, cpu_block_bytes(nbytes_));
         else
             cuda_memory::release(data_, device_.index());
     }

@@ -115,12 +115,11 @@ struct Conv2dOp {
         ctx.save_for_backward({input, weight});
         ctx.save("geometry", g);
         const std::int64_t out_channels = weight.size(0);
-        // [O, C*kh*kw] · [C*kh*kw, N*OH*OW] -> [O, N*OH*OW], the bias already in the buffer (rounded once with the sum).
-        const Shape out_shape{out_channels, g.col_cols()};
-        Tensor out = bias.defined() ? layout::clone(layout::expand(layout::view(bias, {out_channels, 1}), out_shape))
-                                    : empty(out_shape, input.dtype());
-        detail::gemm_into(layout::reshape(weight, {out_channels, g.col_rows()}), im2col_kernel(input, g), out, 1.0,
-                          bias.defined() ? 1.0 : 0.0);
+        // [O, C*kh*kw] · [C*kh*kw, N*OH*OW] -> [O, N*OH*OW]; the GEMM's epilogue adds each output
+        // channel's bias to its row before the one rounding.
+        Tensor out = empty({out_channels, g.col_cols()}, input.dtype());
+        detail::gemm_bias_into(layout::reshape(weight, {out_channels, g.col_rows()}), im2col_kernel(input, g), bias,
+                               detail::BiasAcross::each_column, out);
         // The columns run over (image, pixel): [O, N, OH, OW] -> [N, O, OH, OW].
         const Tensor by_channel = layout::view(out, {out_channels, g.batch, g.out_height(), g.out_width()});
         return layout::contiguous(layout::permute(by_channel, {1, 0, 2, 3}));

@@ -12,6 +12,7 @@
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
+#include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/reduce.h"
 #include "tinyamp/ops/type_promotion.h"
 
@@ -36,14 +37,18 @@ DType arithmetic_dtype(const char* op, const Tensor& a, const Tensor& b)
     return d;
 }
 
+// `t` read as `shape`: itself when it has that shape already (no view to make), else a broadcast view.
+Tensor broadcast_to(const Tensor& t, const Shape& shape) { return t.shape() == shape ? t : layout::expand(t, shape); }
+
 // out = fn(a, b) over the broadcast shape, computed in `dtype` (also the result's dtype).
 template <class Fn>
 Tensor binary(const char* op, const Tensor& a, const Tensor& b, DType dtype, Fn fn)
 {
-    require_cpu(op, {a, b});
+    const Device device = op_device(op, {a, b});
+    if (device.is_cuda()) return cuda_forward::binary(op, a, b, dtype, device);
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
-    const Tensor ca = layout::expand(layout::convert(a, dtype), shape);
-    const Tensor cb = layout::expand(layout::convert(b, dtype), shape);
+    const Tensor ca = broadcast_to(layout::convert(a, dtype), shape);
+    const Tensor cb = broadcast_to(layout::convert(b, dtype), shape);
     Tensor out = empty(shape, dtype);
     visit_arithmetic(dtype, [&](auto tag) {
         using T = decltype(tag);
@@ -56,8 +61,8 @@ Tensor binary(const char* op, const Tensor& a, const Tensor& b, DType dtype, Fn 
 template <class Fn>
 Tensor unary_float(const char* op, const Tensor& x, Fn fn)
 {
-    require_cpu(op, {x});
     const DType dtype = float_result_type(x.dtype());
+    if (op_device(op, {x}).is_cuda()) return cuda_forward::unary(op, x, dtype);
     const Tensor cx = layout::contiguous(layout::convert(x, dtype));
     Tensor out = empty(x.shape(), dtype);
     visit_float_dtype(dtype, [&](auto tag) {
@@ -71,11 +76,12 @@ Tensor unary_float(const char* op, const Tensor& x, Fn fn)
 template <class Fn>
 Tensor compare(const char* op, const Tensor& a, const Tensor& b, Fn fn)
 {
-    require_cpu(op, {a, b});
+    const Device device = op_device(op, {a, b});
     const DType dtype = result_type(a, b);
+    if (device.is_cuda()) return cuda_forward::binary(op, a, b, dtype, device);
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
-    const Tensor ca = layout::expand(layout::convert(a, dtype), shape);
-    const Tensor cb = layout::expand(layout::convert(b, dtype), shape);
+    const Tensor ca = broadcast_to(layout::convert(a, dtype), shape);
+    const Tensor cb = broadcast_to(layout::convert(b, dtype), shape);
     Tensor out = empty(shape, DType::boolean);
     visit_dtype(dtype, [&](auto tag) {
         using T = decltype(tag);
@@ -167,6 +173,7 @@ struct PowScalarOp {
     {
         ctx.save_for_backward({x});
         ctx.save("exponent", exponent);
+        if (x.device().is_cuda()) return cuda_forward::unary(name, x, float_result_type(x.dtype()), exponent);
         return unary_float(name, x, [exponent](auto v) { return std::pow(v, decltype(v)(exponent)); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
@@ -324,11 +331,12 @@ struct WhereOp {
     {
         TINYAMP_CHECK(cond.dtype() == DType::boolean, dtype, "where(cond, a, b) needs a bool condition, got ", dtype_name(cond.dtype()),
                       "; build one with a comparison such as gt(x, 0.0)");
-        require_cpu(name, {cond, a, b});
+        const Device device = op_device(name, {cond, a, b});
         ctx.save_for_backward({cond});
         ctx.save("a_shape", a.shape());
         ctx.save("b_shape", b.shape());
         const DType dtype = arithmetic_dtype(name, a, b);
+        if (device.is_cuda()) return cuda_forward::where(cond, a, b, dtype, device);
         const Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape()));
         // Start from a, then copy b's elements wherever the condition is false.
         Tensor out = layout::clone(layout::expand(layout::convert(a, dtype), shape));

@@ -13,6 +13,7 @@
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
+#include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/reduce.h"
 #include "tinyamp/ops/type_promotion.h"
@@ -40,7 +41,7 @@ void require_float(const char* op, const char* what, const Tensor& t, const char
 // equal shapes, result_type is promote_types.
 DType pointwise_dtype(const char* op, const Tensor& input, const Tensor& target)
 {
-    require_cpu(op, {input, target});
+    op_device(op, {input, target});
     require_float(op, "input", input, "; convert it with .to(f32)");
     require_float(op, "target", target, "; convert it with .to(f32) (class indices go to cross_entropy or nll_loss)");
     TINYAMP_CHECK(input.shape() == target.shape(), shape, op, ": target of shape ", shape_str(target.shape()),
@@ -128,7 +129,7 @@ struct ClassBatch {
 
 ClassBatch class_batch(const char* op, const Tensor& input, const Tensor& target, std::int64_t ignore_index)
 {
-    require_cpu(op, {input, target});
+    op_device(op, {input, target});
     require_float(op, "input", input, "; convert it with .to(f32)");
     TINYAMP_CHECK(input.dim() == 1 || input.dim() == 2, shape, op,
                   ": input must be [N, C] (N samples of C class scores) or [C] (one sample), got shape ", shape_str(input.shape()));
@@ -143,7 +144,8 @@ ClassBatch class_batch(const char* op, const Tensor& input, const Tensor& target
     TINYAMP_CHECK(b.classes > 0, shape, op, ": input of shape ", shape_str(input.shape()), " has no classes");
     b.rows = layout::contiguous(layout::reshape(input, {b.n, b.classes}));
     b.labels = layout::contiguous(layout::reshape(target, {b.n}));
-    const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
+    const Tensor host_labels = layout::to_device(b.labels, Device::cpu());  // CUDA labels are checked on the host
+    const std::int64_t* labels = host_labels.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < b.n; ++i)
         TINYAMP_CHECK(labels[i] == ignore_index || (labels[i] >= 0 && labels[i] < b.classes), index, op, ": target ", labels[i],
                       " (sample ", i, ") is not a class index: with ", b.classes, " classes, targets must be in [0, ", b.classes,
@@ -153,7 +155,8 @@ ClassBatch class_batch(const char* op, const Tensor& input, const Tensor& target
 
 std::int64_t count_kept(const Tensor& labels, std::int64_t ignore_index)
 {
-    const std::int64_t* l = labels.data_ptr<std::int64_t>();
+    const Tensor host = layout::to_device(labels, Device::cpu());
+    const std::int64_t* l = host.data_ptr<std::int64_t>();
     return std::int64_t(std::count_if(l, l + labels.numel(), [&](std::int64_t v) { return v != ignore_index; }));
 }
 
@@ -168,8 +171,12 @@ TargetMasks target_masks(const Tensor& labels_1d, std::int64_t classes, std::int
     const Tensor labels = layout::contiguous(labels_1d);
     const std::int64_t n = labels.numel();
     const std::int64_t kept = count_kept(labels, ignore_index);
-    TargetMasks m{zeros({n, classes}, ct), zeros({n, 1}, ct)};
+    TargetMasks m{zeros({n, classes}, ct, labels.device()), zeros({n, 1}, ct, labels.device())};
     const double w = reduction == Reduction::mean ? 1.0 / double(kept) : 1.0;  // used only when kept > 0
+    if (labels.device().is_cuda()) {
+        cuda_forward::target_masks(labels, classes, ignore_index, w, m.onehot, m.weight);
+        return m;
+    }
     visit_float_dtype(ct, [&](auto tag) {
         using C = decltype(tag);
         C* onehot = m.onehot.data_ptr<C>();
@@ -200,6 +207,8 @@ struct NllLossOp {
         ctx.save("input_shape", log_probs.shape());
         ctx.save("reduction", reduction);
         ctx.save("ignore_index", ignore_index);
+        if (b.rows.device().is_cuda())
+            return cuda_forward::class_loss(true, b.rows, b.labels, b.loss_shape, reduction, ignore_index, count_kept(b.labels, ignore_index));
         const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
         Tensor out;
         visit_float_dtype(log_probs.dtype(), [&](auto tag) {
@@ -233,6 +242,8 @@ struct CrossEntropyOp {
         ctx.save_for_backward({logits, b.labels});
         ctx.save("reduction", reduction);
         ctx.save("ignore_index", ignore_index);
+        if (b.rows.device().is_cuda())
+            return cuda_forward::class_loss(false, b.rows, b.labels, b.loss_shape, reduction, ignore_index, count_kept(b.labels, ignore_index));
         const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
         Tensor out;
         visit_float_dtype(logits.dtype(), [&](auto tag) {
@@ -283,6 +294,7 @@ struct MseLossOp {
         const DType dtype = pointwise_dtype(name, input, target);
         ctx.save_for_backward({input, target});
         ctx.save("reduction", reduction);
+        if (input.device().is_cuda()) return cuda_forward::mse_loss(dense(input, dtype), dense(target, dtype), dtype, reduction);
         return pointwise_loss(dtype, dense(input, dtype), dense(target, dtype), Tensor(), reduction, [](auto x, auto t, auto, std::size_t) {
             return (x - t) * (x - t);
         });
@@ -303,6 +315,7 @@ struct BinaryCrossEntropyOp {
     static constexpr const char* name = "binary_cross_entropy";
     static Tensor forward(Context& ctx, const Tensor& probs, const Tensor& target, Reduction reduction)
     {
+        require_cpu(name, {probs, target});
         const DType dtype = pointwise_dtype(name, probs, target);
         ctx.save_for_backward({probs, target});
         ctx.save("reduction", reduction);
@@ -334,6 +347,7 @@ struct BinaryCrossEntropyWithLogitsOp {
     static constexpr const char* name = "binary_cross_entropy_with_logits";
     static Tensor forward(Context& ctx, const Tensor& logits, const Tensor& target, Reduction reduction, const Tensor& pos_weight)
     {
+        require_cpu(name, {logits, target});
         DType dtype = pointwise_dtype(name, logits, target);
         if (pos_weight.defined()) {
             require_cpu(name, {pos_weight});

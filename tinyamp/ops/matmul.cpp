@@ -1,8 +1,9 @@
 // Matrix products. Each public function is its own op, so each shows up as one node under its own
 // name (autocast policies and graph pictures refer to matmul, mm, bmm, addmm and linear). All of
-// them compute through gemm_into, which hands every matrix of a (broadcast) stack to the reference
-// GEMM kernel and reads transposed views in place. Backward formulas use dispatched ops (mm,
-// matmul, transpose, sum_to): they run in the forward's dtype and can be differentiated again.
+// them compute through gemm_into, which hands every matrix of a (broadcast) stack to the GEMM
+// kernel (its fastest tier for this CPU) and reads transposed views in place. Backward formulas
+// use dispatched ops (mm, matmul, transpose, sum_to): they run in the forward's dtype and can be
+// differentiated again.
 #include "tinyamp/ops/matmul.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
+#include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/reduce.h"
 #include "tinyamp/ops/type_promotion.h"
@@ -123,6 +125,7 @@ void check_same_float_dtype(const char* op, const char* operands, const std::vec
 
 void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta)
 {
+    if (out.device().is_cuda()) return cuda_forward::gemm_into(a, b, out, alpha, beta);  // cuBLAS
     if (out.numel() == 0) return;
     const Shape batch(out.shape().begin(), out.shape().end() - 2);
     const std::int64_t count = numel(batch), m = a.size(-2), k = a.size(-1), n = b.size(-1);
@@ -135,6 +138,28 @@ void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
         for (std::int64_t i = 0; i < count; ++i)
             kernels::cpu::gemm(A.trans, B.trans, m, n, k, alpha, pa + i * A.stack.stride(0), A.ld, pb + i * B.stack.stride(0), B.ld, beta,
                                pc + i * m * n, n);
+    });
+}
+
+void gemm_bias_into(const Tensor& a, const Tensor& b, const Tensor& bias, BiasAcross along, const Tensor& out)
+{
+    if (!bias.defined()) return gemm_into(a, b, out);
+    if (!out.device().is_cpu()) {
+        // No bias epilogue there: the bias goes into out first and the GEMM adds to it with beta = 1
+        // (the same single rounding).
+        layout::copy_into(out, along == BiasAcross::each_row ? bias : layout::view(bias, {bias.numel(), 1}));
+        return gemm_into(a, b, out, 1.0, 1.0);
+    }
+    if (out.numel() == 0) return;
+    const std::int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+    const GemmOperand A = gemm_operand(as_stack(a, {})), B = gemm_operand(as_stack(b, {}));
+    const Tensor bias_values = layout::contiguous(bias);
+    const auto bias_along = along == BiasAcross::each_row ? kernels::cpu::BiasAlong::rows : kernels::cpu::BiasAlong::columns;
+    visit_float_dtype(out.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const kernels::cpu::GemmBias<T> epilogue{bias_values.data_ptr<T>(), bias_along};
+        kernels::cpu::gemm(A.trans, B.trans, m, n, k, 1.0, A.stack.data_ptr<T>(), A.ld, B.stack.data_ptr<T>(), B.ld, 0.0, out.data_ptr<T>(),
+                           n, epilogue);
     });
 }
 
@@ -153,7 +178,7 @@ struct MatmulOp {
     static constexpr const char* name = "matmul";
     static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
     {
-        require_cpu(name, {a, b});
+        const Device device = op_device(name, {a, b});
         check_same_float_dtype(name, "both operands", {a, b});
         TINYAMP_CHECK(a.dim() >= 1 && b.dim() >= 1, shape, "matmul: both operands need at least 1 dimension, but got shapes ",
                       shape_str(a.shape()), " and ", shape_str(b.shape()), "; to scale by a 0-D tensor use mul");
@@ -164,7 +189,7 @@ struct MatmulOp {
                       shape_str(b.shape()), " cannot be multiplied: their batch dimensions ", shape_str(batch_of(a2)), " and ",
                       shape_str(batch_of(b2)), " do not broadcast (sizes must be equal, or one of them 1)");
         ctx.save_for_backward({a, b});
-        Tensor out = empty(product_shape(a2, b2), a.dtype());
+        Tensor out = empty(product_shape(a2, b2), a.dtype(), device);
         gemm_into(a2, b2, out);
         Shape shape = broadcast_shapes(batch_of(a2), batch_of(b2));  // then drop the dims the vectors gained
         if (a.dim() > 1) shape.push_back(a.size(-2));
@@ -201,13 +226,13 @@ struct MmOp {
     static constexpr const char* name = "mm";
     static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
     {
-        require_cpu(name, {a, b});
+        const Device device = op_device(name, {a, b});
         check_same_float_dtype(name, "both operands", {a, b});
         TINYAMP_CHECK(a.dim() == 2 && b.dim() == 2, shape, "mm: expects two 2-D matrices, but got shapes ", shape_str(a.shape()), " and ",
                       shape_str(b.shape()), "; matmul also takes vectors and batches");
         check_inner(name, a, b);
         ctx.save_for_backward({a, b});
-        Tensor out = empty({a.size(0), b.size(1)}, a.dtype());
+        Tensor out = empty({a.size(0), b.size(1)}, a.dtype(), device);
         gemm_into(a, b, out);
         return out;
     }
@@ -223,7 +248,7 @@ struct BmmOp {
     static constexpr const char* name = "bmm";
     static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
     {
-        require_cpu(name, {a, b});
+        const Device device = op_device(name, {a, b});
         check_same_float_dtype(name, "both operands", {a, b});
         TINYAMP_CHECK(a.dim() == 3 && b.dim() == 3, shape, "bmm: expects two 3-D stacks [batch, rows, cols], but got shapes ",
                       shape_str(a.shape()), " and ", shape_str(b.shape()), "; matmul also takes other ranks");
@@ -231,7 +256,7 @@ struct BmmOp {
                       " have different batch sizes ", a.size(0), " and ", b.size(0), " (bmm does not broadcast; matmul does)");
         check_inner(name, a, b);
         ctx.save_for_backward({a, b});
-        Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype());
+        Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), device);
         gemm_into(a, b, out);
         return out;
     }
@@ -248,7 +273,7 @@ struct AddmmOp {
     static constexpr const char* name = "addmm";
     static Tensor forward(Context& ctx, const Tensor& bias, const Tensor& a, const Tensor& b, double beta, double alpha)
     {
-        require_cpu(name, {bias, a, b});
+        const Device device = op_device(name, {bias, a, b});
         check_same_float_dtype(name, "bias, a and b", {bias, a, b});
         TINYAMP_CHECK(a.dim() == 2 && b.dim() == 2, shape, "addmm: expects 2-D matrices a and b, but got shapes ", shape_str(a.shape()),
                       " and ", shape_str(b.shape()));
@@ -261,7 +286,7 @@ struct AddmmOp {
         ctx.save("beta", beta);
         ctx.save("alpha", alpha);
         // The bias goes into the output buffer first; the kernel adds alpha * a·b to beta * it and rounds once.
-        Tensor out = beta == 0.0 ? empty(shape, a.dtype()) : layout::clone(layout::expand(bias, shape));
+        Tensor out = beta == 0.0 ? empty(shape, a.dtype(), device) : layout::clone(layout::expand(layout::to_device(bias, device), shape));
         gemm_into(a, b, out, alpha, beta);
         return out;
     }
@@ -280,7 +305,7 @@ struct LinearOp {
     static constexpr const char* name = "linear";
     static Tensor forward(Context& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias)
     {
-        require_cpu(name, {x, weight, bias});
+        const Device device = op_device(name, {x, weight, bias});
         check_same_float_dtype(name, bias.defined() ? "x, weight and bias" : "x and weight", {x, weight, bias});
         TINYAMP_CHECK(weight.dim() == 2, shape, "linear: weight must be 2-D [out_features, in_features], but got shape ",
                       shape_str(weight.shape()));
@@ -294,9 +319,10 @@ struct LinearOp {
                           " does not fit weight of shape ", shape_str(weight.shape()), ": it must have shape [", out_features,
                           "] (one per output feature)");
         ctx.save_for_backward({x, weight});
-        // x as rows [rows, in] times weight^T, read in place; the bias is in the buffer already.
-        Tensor out = bias.defined() ? layout::clone(layout::expand(bias, {rows, out_features})) : empty({rows, out_features}, x.dtype());
-        gemm_into(layout::reshape(x, {rows, x.size(-1)}), layout::t(weight), out, 1.0, bias.defined() ? 1.0 : 0.0);
+        // x as rows [rows, in] times weight^T, read in place; the GEMM's epilogue adds the bias to
+        // each row before the one rounding, as PyTorch's addmm(bias, x, weight^T).
+        Tensor out = empty({rows, out_features}, x.dtype(), device);
+        detail::gemm_bias_into(layout::reshape(x, {rows, x.size(-1)}), layout::t(weight), bias, detail::BiasAcross::each_row, out);
         Shape shape = x.shape();
         shape.back() = out_features;
         return layout::view(out, shape);

@@ -34,6 +34,15 @@ void check_same_float_dtype(const char* op, const char* operands, const std::vec
 /// and b [..., K, N] with any strides (batch dims broadcast), out [batch..., M, N] contiguous, all
 /// of one float dtype, on the CPU. Transposed views are read in place.
 void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1.0, double beta = 0.0);
+/// Which way gemm_bias_into broadcasts its bias vector over out [M, N].
+enum class BiasAcross {
+    each_row,     ///< bias [N] added to every row (linear)
+    each_column,  ///< bias [M] added to every column (conv2d: one value per output channel)
+};
+/// out = a · b + bias for 2-D a [M, K] and b [K, N] (any strides), out [M, N] contiguous, all of
+/// one float dtype; the sum and the bias are added in f32 and rounded once, as PyTorch's addmm.
+/// On the CPU the GEMM kernel adds the bias in its epilogue; an undefined bias adds nothing.
+void gemm_bias_into(const Tensor& a, const Tensor& b, const Tensor& bias, BiasAcross along, const Tensor& out);
 }  // namespace detail
 
 }  // namespace tinyamp

@@ -8,6 +8,7 @@
 #include "tinyamp/ops/normalization.h"
 
 #include "kernels/cpu/normalization.h"
+#include "kernels/cuda/softmax.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
@@ -146,7 +147,7 @@ struct LayerNormOp {
     static Tensor forward(Context& ctx, const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                           double eps)
     {
-        require_cpu(name, {x, weight, bias});
+        const Device device = op_device(name, {x, weight, bias});
         check_float_input(name, x);
         const auto k = std::int64_t(normalized_shape.size());
         TINYAMP_CHECK(k > 0, shape, "layer_norm: normalized_shape is empty; give the sizes of the last dims to normalize over, e.g. ",
@@ -176,6 +177,15 @@ struct LayerNormOp {
         const std::int64_t cols = numel(normalized_shape);
         const Tensor xc = layout::contiguous(x);
         const DType stats = stats_dtype(x.dtype());
+        if (device.is_cuda()) {  // one CUDA block per row: its moments, then the normalized, affine row
+            Tensor y = empty(x.shape(), x.dtype(), device), mu = empty({rows}, stats, device), rstd = empty({rows}, stats, device);
+            const Tensor w = in_stats_dtype(weight, stats), b = in_stats_dtype(bias, stats);
+            kernels::cuda::layer_norm_rows(xc.data_ptr(), x.dtype(), rows, cols, eps, w.defined() ? w.data_ptr() : nullptr,
+                                           b.defined() ? b.data_ptr() : nullptr, stats, y.data_ptr(), mu.data_ptr(), rstd.data_ptr(),
+                                           device.index());
+            save_for_norm_backward(ctx, x, weight, bias, mu, rstd, stats_view, stat_dims, param_dims, normalized_shape);
+            return y;
+        }
         Tensor mu, var;
         group_moments(xc, 1, rows, cols, mu, var);
         const Tensor rstd = inverse_std(var, eps);

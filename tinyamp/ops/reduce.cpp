@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/reduce.h"
+#include "kernels/cuda/reduce.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
@@ -59,8 +60,43 @@ Reduction prepare(const Tensor& x, const std::vector<std::int64_t>& dims)
 
 DType sum_dtype(DType d) { return is_floating_point(d) ? d : DType::i64; }
 
+// x's shape with a 1 in each reduced dim (what keepdim gives), without preparing any rows.
+Shape keep_shape_of(const Tensor& x, const std::vector<std::int64_t>& dims)
+{
+    Shape shape = x.shape();
+    for (std::int64_t d : dims) shape[std::size_t(d)] = 1;
+    return shape;
+}
+
+// The sum over the leading dims of a contiguous tensor (a bias gradient: the sum over the batch),
+// read in place as columns rather than transposed into rows first: same order, same bits.
+Tensor sum_leading_dims(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, double scale)
+{
+    const auto count = std::ptrdiff_t(dims.size());
+    const Shape kept(x.shape().begin() + count, x.shape().end());
+    const std::int64_t rows = numel(Shape(x.shape().begin(), x.shape().begin() + count)), cols = numel(kept);
+    Tensor out = empty(keepdim ? keep_shape_of(x, dims) : kept, sum_dtype(x.dtype()));
+    visit_dtype(x.dtype(), [&](auto in_tag) {
+        using In = decltype(in_tag);
+        if constexpr (std::is_same_v<In, std::int64_t> || std::is_same_v<In, bool>)
+            kernels::cpu::sum_columns(x.data_ptr<In>(), rows, cols, out.data_ptr<std::int64_t>());
+        else
+            kernels::cpu::sum_columns(x.data_ptr<In>(), rows, cols, out.data_ptr<In>(), scale);
+    });
+    return out;
+}
+
 Tensor sum_kernel(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, double scale)
 {
+    if (x.device().is_cuda()) {  // the reduced dims gathered last on the device, then one CUDA row sum
+        const Reduction r = prepare(x, dims);
+        Tensor out = empty(keepdim ? r.keep_shape : r.out_shape, sum_dtype(x.dtype()), x.device());
+        kernels::cuda::sum_rows(r.rows.data_ptr(), x.dtype(), r.outer, r.inner, out.data_ptr(), out.dtype(), scale, x.device().index());
+        return out;
+    }
+    bool leading = x.is_contiguous() && !dims.empty() && std::int64_t(dims.size()) < x.dim();
+    for (std::size_t i = 0; leading && i < dims.size(); ++i) leading = dims[i] == std::int64_t(i);  // dims are sorted
+    if (leading) return sum_leading_dims(x, dims, keepdim, scale);
     const Reduction r = prepare(x, dims);
     Tensor out = empty(keepdim ? r.keep_shape : r.out_shape, sum_dtype(x.dtype()));
     visit_dtype(x.dtype(), [&](auto in_tag) {
@@ -77,10 +113,10 @@ struct SumOp {
     static constexpr const char* name = "sum";
     static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, std::optional<DType> dtype)
     {
-        require_cpu(name, {x});
+        op_device(name, {x});
         const auto reduce = reduced_dims(name, x, dims);
         ctx.save("input_shape", x.shape());
-        ctx.save("keep_shape", prepare(x, reduce).keep_shape);
+        ctx.save("keep_shape", keep_shape_of(x, reduce));
         // With dtype=, the conversion is part of this op (no separate cast node); the engine sends
         // the gradient back in x's own dtype.
         return sum_kernel(dtype ? layout::convert(x, *dtype) : x, reduce, keepdim, 1.0);
@@ -96,7 +132,7 @@ struct MeanOp {
     static constexpr const char* name = "mean";
     static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     {
-        require_cpu(name, {x});
+        op_device(name, {x});
         TINYAMP_CHECK(is_floating_point(x.dtype()), dtype, "mean needs a floating point tensor, got ", dtype_name(x.dtype()),
                       "; convert it with .to(f32) first");
         const auto reduce = reduced_dims(name, x, dims);
@@ -119,7 +155,11 @@ Tensor argmax_kernel(const Tensor& x, std::int64_t dim, bool keepdim)
 {
     TINYAMP_CHECK(x.numel() > 0, shape, "max/argmax of an empty tensor (shape ", shape_str(x.shape()), ") has no answer");
     const Reduction r = prepare(x, {dim});
-    Tensor indices = empty(keepdim ? r.keep_shape : r.out_shape, DType::i64);
+    Tensor indices = empty(keepdim ? r.keep_shape : r.out_shape, DType::i64, x.device());
+    if (x.device().is_cuda()) {
+        kernels::cuda::max_rows(r.rows.data_ptr(), x.dtype(), r.outer, r.inner, nullptr, indices.data_ptr<std::int64_t>(), x.device().index());
+        return indices;
+    }
     visit_dtype(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         kernels::cpu::max_rows<T>(r.rows.data_ptr<T>(), r.outer, r.inner, nullptr, indices.data_ptr<std::int64_t>());
@@ -131,7 +171,7 @@ struct ArgmaxOp {
     static constexpr const char* name = "argmax";
     static Tensor forward(Context&, const Tensor& x, std::int64_t dim, bool keepdim)
     {
-        require_cpu(name, {x});
+        op_device(name, {x});
         if (x.dim() == 0) return zeros({}, DType::i64);
         return argmax_kernel(x, wrap_dim(dim, x.dim()), keepdim);
     }
@@ -148,7 +188,12 @@ struct MaxAlongOp {
         ctx.save("dim", dim);
         const Reduction r = prepare(x, {dim});
         const Tensor idx = layout::contiguous(indices);
-        Tensor values = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype());
+        Tensor values = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype(), x.device());
+        if (x.device().is_cuda()) {
+            kernels::cuda::take_along_rows(r.rows.data_ptr(), x.element_size(), r.outer, r.inner, idx.data_ptr<std::int64_t>(),
+                                           values.data_ptr(), x.device().index());
+            return values;
+        }
         const auto bytes = std::size_t(x.element_size());
         const auto* src = static_cast<const unsigned char*>(r.rows.data_ptr());
         auto* dst = static_cast<unsigned char*>(values.data_ptr());
@@ -176,10 +221,15 @@ struct MaxAlongOp {
             permuted_shape.push_back(shape[std::size_t(order[i])]);
             back[std::size_t(order[i])] = std::int64_t(i);
         }
-        Tensor rows = zeros(permuted_shape, grad.dtype());
+        Tensor rows = zeros(permuted_shape, grad.dtype(), grad.device());
         const Tensor g = layout::contiguous(grad);
         const Tensor idx = layout::contiguous(indices);
         const std::int64_t inner = shape[std::size_t(dim)];
+        if (g.device().is_cuda()) {
+            kernels::cuda::put_along_rows(g.data_ptr(), g.element_size(), g.numel(), inner, idx.data_ptr<std::int64_t>(), rows.data_ptr(),
+                                          g.device().index());
+            return {layout::contiguous(layout::permute(rows, back)), Tensor()};
+        }
         const auto bytes = std::size_t(grad.element_size());
         const auto* src = static_cast<const unsigned char*>(g.data_ptr());
         auto* dst = static_cast<unsigned char*>(rows.data_ptr());

@@ -3,6 +3,7 @@
 #include "tinyamp/ops/softmax.h"
 
 #include "kernels/cpu/softmax.h"
+#include "kernels/cuda/softmax.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/dispatch.h"
@@ -22,7 +23,7 @@ DType compute_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DTy
 // the op, so a graph shows one softmax node whose input is the unconverted tensor.
 Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::optional<DType> dtype, SoftmaxKind kind)
 {
-    require_cpu(op, {x});
+    const Device device = op_device(op, {x});
     if (dtype)
         TINYAMP_CHECK(is_floating_point(*dtype), dtype, op, ": dtype must be a floating point dtype, got ", dtype_name(*dtype));
     const DType out_dtype = dtype.value_or(x.dtype());
@@ -37,7 +38,12 @@ Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::o
         if (k == d) n = x.size(k);
         if (k > d) inner *= x.size(k);
     }
-    Tensor out = empty(x.shape(), out_dtype);
+    Tensor out = empty(x.shape(), out_dtype, device);
+    if (device.is_cuda()) {
+        kernels::cuda::softmax_lanes(in.data_ptr(), out.data_ptr(), out_dtype, outer, n, inner, kind == SoftmaxKind::log_probabilities,
+                                     device.index());
+        return out;
+    }
     visit_float_dtype(out_dtype, [&](auto tag) {
         using T = decltype(tag);
         kernels::cpu::softmax_lanes(in.data_ptr<T>(), out.data_ptr<T>(), outer, n, inner, kind);

@@ -33,8 +33,26 @@ DType float_result_type(DType dtype) { return is_floating_point(dtype) ? dtype :
 void require_cpu(const char* op, const std::vector<Tensor>& tensors)
 {
     for (const Tensor& t : tensors)
-        TINYAMP_CHECK(!t.defined() || t.device().is_cpu(), device, op, " has only CPU kernels so far, and got a tensor on ", t.device(),
-                      "; move it with .cpu() (the CUDA kernels come with the CUDA backend)");
+        TINYAMP_CHECK(!t.defined() || t.device().is_cpu(), device, op, " has no CUDA kernel yet, and got a tensor on ", t.device(),
+                      "; move the tensors with .cpu()");
+}
+
+Device op_device(const char* op, const std::vector<Tensor>& tensors)
+{
+    const Tensor* first = nullptr;  // the first tensor that decides: on a GPU, or with dimensions
+    for (const Tensor& t : tensors) {
+        if (!t.defined() || (t.device().is_cpu() && t.dim() == 0)) continue;
+        if (!first) {
+            first = &t;
+            continue;
+        }
+        TINYAMP_CHECK(t.device() == first->device(), device, "Expected all tensors to be on the same device, but found at least two devices, ",
+                      first->device(), " and ", t.device(), "! (in ", op, "); move them to one device with .to(device), e.g. .cuda() or .cpu()");
+    }
+    if (first) return first->device();
+    for (const Tensor& t : tensors)  // only 0-D CPU tensors, or nothing defined
+        if (t.defined()) return t.device();
+    return Device::cpu();
 }
 
 }  // namespace tinyamp

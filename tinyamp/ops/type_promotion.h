@@ -18,7 +18,11 @@ DType result_type(const Tensor& a, const Tensor& b);
 Tensor scalar_like(double value, const Tensor& like);
 /// The float dtype a math function (exp, log, ...) computes in: the input's if it is a float, else f32.
 DType float_result_type(DType dtype);
-/// Ops have CPU kernels only so far: a clear error for tensors on another device.
+/// For ops that have no CUDA kernel yet: a clear error for tensors on another device.
 void require_cpu(const char* op, const std::vector<Tensor>& tensors);
+/// The device an op with CPU and CUDA kernels runs on: the one device its (defined) tensors are
+/// on. As in PyTorch, a 0-D CPU tensor (a scalar) may join tensors on a GPU; anything else on
+/// two devices is an error that names them and the fix (.to(device)).
+Device op_device(const char* op, const std::vector<Tensor>& tensors);
 
 }  // namespace tinyamp

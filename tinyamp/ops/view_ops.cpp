@@ -77,9 +77,7 @@ struct SliceBackwardOp {
         ctx.save("args", args);
         Tensor out = zeros(args.input_shape, grad.dtype(), grad.device());
         const Tensor part = layout::slice(out, args.dim, args.start, args.end, args.step);
-        const Tensor src = layout::contiguous(grad);
-        kernels::cpu::strided_scatter(src.data_ptr(), part.shape().data(), part.strides().data(), int(part.dim()), part.element_size(),
-                                      part.data_ptr());
+        layout::copy_into(part, grad);  // strided scatter, on the CPU or (for CUDA tensors) on the device
         return out;
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)

@@ -50,7 +50,17 @@ void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, 
         T* ap = a.defined() ? a.data_ptr<T>() : nullptr;
         T* bp = b.defined() ? b.data_ptr<T>() : nullptr;
         T unused = 0;
-        for (std::int64_t i = 0; i < p.numel(); ++i) fn(pp[i], gp[i], ap ? ap[i] : unused, bp ? bp[i] : unused);
+        // One loop per set of state tensors, with the element count read once: plain loops the
+        // compiler can vectorize.
+        const std::int64_t n = p.numel();
+        if (ap && bp)
+            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], ap[i], bp[i]);
+        else if (ap)
+            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], ap[i], unused);
+        else if (bp)
+            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], unused, bp[i]);
+        else
+            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], unused, unused);
     };
     if (opmath == DType::f32)
         run(static_cast<float*>(nullptr));

@@ -1,0 +1,100 @@
+// tinyamp-bench: every benchmark of tinyamp in one run, then one summary (docs/benchmarks.md).
+//
+//     scripts/bench.sh                                   installs what is missing, builds, runs this
+//     build-bench/bench/tinyamp-bench --benchmark_filter=gemm/.*/n:1024   a subset
+//     build-bench/bench/tinyamp-bench --benchmark_out=raw.json            also every repetition as JSON
+//
+// Google Benchmark times the loops (its --benchmark_* flags work); the tables print medians.
+// Exit status: 0 after a run (missed targets are reported, not failures), 1 for bad flags, 2 when a
+// library's GEMM gave a wrong result (then nothing is timed).
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <tinyamp/tinyamp.h>
+
+#include "bench/digits_epoch_bench.h"
+#include "bench/dispatch_bench.h"
+#include "bench/gemm_bench.h"
+#include "bench/gemm_check.h"
+#include "bench/gemm_peers.h"
+#include "bench/result_collector.h"
+#include "bench/summary_tables.h"
+#include "kernels/cpu/cpu_features.h"
+
+namespace {
+
+// "AMD EPYC 9B45" or what the kernel calls the CPU: /proc/cpuinfo's first "model name".
+std::string cpu_model_name()
+{
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+// OpenBLAS picks its kernels when it loads, from the CPU it finds, unless OPENBLAS_CORETYPE names
+// them. On an AVX-512 CPU (Debian's 0.3.21 picks Cooperlake here by itself) an environment with
+// OPENBLAS_CORETYPE=Haswell, as this project's machines have, or an OpenBLAS too old to know the CPU,
+// leaves it on its AVX2 kernels at about half its speed. A peer must run as fast as it can on this
+// machine: set OPENBLAS_CORETYPE to the core OpenBLAS picks for such a CPU by itself (Cooperlake
+// with AVX-512 BF16, SkylakeX without) and start this program again, once, with its arguments.
+void give_openblas_its_avx512_kernels(char** argv)
+{
+    using namespace tinyamp;
+    if (bench::openblas_uses_avx512_kernels() || !kernels::cpu::detect_cpu_features().avx512f || std::getenv("TINYAMP_BENCH_RESTARTED"))
+        return;
+    const char* before = std::getenv("OPENBLAS_CORETYPE");
+    const char* core = kernels::cpu::detect_cpu_features().avx512bf16 ? "Cooperlake" : "SkylakeX";
+    std::cout << "OpenBLAS chose its AVX2 kernels on this AVX-512 CPU (OPENBLAS_CORETYPE=" << (before ? before : "unset")
+              << "): starting again with OPENBLAS_CORETYPE=" << core << '\n'
+              << std::flush;
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    setenv("TINYAMP_BENCH_RESTARTED", "1", 1);  // never more than once
+    execv("/proc/self/exe", argv);
+    std::cout << "  could not start again (" << std::strerror(errno) << "): OpenBLAS keeps its AVX2 kernels\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace tinyamp;
+    give_openblas_its_avx512_kernels(argv);  // before Initialize, which removes the flags it reads from argv
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+    std::cout << "tinyamp-bench (tinyamp " << TINYAMP_VERSION << ")\n"
+              << "  CPU: " << cpu_model_name() << ", " << std::thread::hardware_concurrency() << " logical CPUs\n"
+              << "  tinyamp CPU features: " << kernels::cpu::cpu_features().str() << '\n'
+              << "  peers: " << bench::openblas_description() << "; " << bench::onednn_description() << "\n\n";
+    if (!bench::check_gemm_results(std::cout)) {
+        std::cout << "A GEMM gave a wrong result: not timing it. Nothing was benchmarked.\n";
+        return 2;
+    }
+
+    // The check ran OpenBLAS and oneDNN: let their threads stop spinning (bench/library_switch.h)
+    // before the first benchmark, which may be a tinyamp one when --benchmark_filter is given.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+    bench::register_gemm_benchmarks();
+    bench::register_dispatch_benchmarks();
+    bench::register_digits_epoch_benchmarks();
+    std::cout << "\nRunning (a progress line per benchmark; about 2 minutes on 2 cores)...\n";
+    bench::ResultCollector results(std::cout);
+    benchmark::RunSpecifiedBenchmarks(&results);
+    benchmark::Shutdown();
+
+    bench::print_summary(std::cout, results);
+    return 0;
+}

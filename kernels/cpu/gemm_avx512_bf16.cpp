@@ -1,0 +1,60 @@
+// The avx512_bf16 tier (gemm_fast.h), for bf16 inputs only: the 8 x 32 tile of the avx512 tier,
+// but fed by vdpbf16ps (_mm512_dpbf16_ps), which multiplies PAIRS of bf16 and adds both products
+// to an f32 lane. So the packing keeps bf16 as pairs (k, k + 1) of one row/column in each 32-bit
+// slot (half the bytes of widened f32), and the k loop steps over pairs.
+//
+// What vdpbf16ps does to the numbers (Intel SDM, VDPBF16PS; checked here by gemm_fast_test.cpp):
+// a product of two bf16 is exact in f32 (8-bit x 8-bit significands); subnormal bf16 inputs are
+// read as zero (DAZ) and subnormal results flushed to zero (FTZ); every addition rounds to
+// nearest even whatever MXCSR says; no floating-point exceptions. Per lane the SDM adds the odd
+// product first, then the even one. docs/kernels.md explains what that changes in the results.
+#include "kernels/cpu/gemm_blocked.h"
+#include "kernels/cpu/gemm_intrinsics.h"
+
+namespace tinyamp::kernels::cpu::avx512_bf16 {
+#if defined(__x86_64__)  // elsewhere gemm_on_tier() never calls a tier
+namespace {
+
+struct Kernel {
+    using Packed = std::uint32_t;  // a pair of bf16
+    static constexpr std::int64_t MR = 8;
+    static constexpr std::int64_t NR = 32;
+    static constexpr std::int64_t MC = 128;
+    static constexpr std::int64_t NC = 256;
+    static constexpr std::int64_t KC = 256;  // pairs per block: 512 values of k
+    static void run(std::int64_t kc, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc, bool first);
+};
+
+__attribute__((target("avx512f,avx512bf16"))) void Kernel::run(std::int64_t kc, const std::uint32_t* a, const std::uint32_t* b, float* c,
+                                                                std::int64_t ldc, bool first)
+{
+    Avx512Tile tile;
+    tile.load(c, ldc, first);
+    for (std::int64_t p = 0; p < kc; ++p) {
+        const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 16);
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; ++i) {
+            const __m512bh a_i = (__m512bh)_mm512_set1_epi32(int(a[i]));  // one pair of op(A), in all 16 lanes
+            tile.acc[i][0] = _mm512_dpbf16_ps(tile.acc[i][0], a_i, b0);
+            tile.acc[i][1] = _mm512_dpbf16_ps(tile.acc[i][1], a_i, b1);
+        }
+        a += MR;
+        b += NR;
+    }
+    tile.store(c, ldc);
+}
+
+}  // namespace
+
+template <class Out>
+void gemm(const GemmProblem<BFloat16, Out>& problem, int threads)
+{
+    blocked::gemm<Kernel>(problem, threads);
+}
+
+template void gemm<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm<float>(const GemmProblem<BFloat16, float>&, int);
+
+#endif
+
+}  // namespace tinyamp::kernels::cpu::avx512_bf16

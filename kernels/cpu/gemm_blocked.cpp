@@ -1,0 +1,153 @@
+// Packing and the epilogue of the blocked GEMM (gemm_blocked.h): plain C++ shared by every tier.
+// Conversions go through the bulk kernels of convert.h, which use F16C / AVX-512 BF16 when the
+// CPU has them and give the same bits either way (widening f16/bf16 to f32 is exact).
+#include "kernels/cpu/gemm_blocked.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/convert.h"
+
+namespace tinyamp::kernels::cpu::blocked {
+namespace {
+
+// n values of T as f32. A bf16 is the top half of an f32, so widening it is a 16-bit shift.
+template <class T>
+void widen(const T* src, float* dst, std::int64_t n)
+{
+    if constexpr (std::is_same_v<T, float>) std::copy(src, src + n, dst);
+    if constexpr (std::is_same_v<T, Half>) f16_to_f32(src, dst, n);
+    if constexpr (std::is_same_v<T, BFloat16>) bf16_to_f32(src, dst, n);
+}
+
+// n f32 values rounded once (to nearest even) into T.
+template <class T>
+void narrow(const float* src, T* dst, std::int64_t n)
+{
+    if constexpr (std::is_same_v<T, float>) std::copy(src, src + n, dst);
+    if constexpr (std::is_same_v<T, Half>) f32_to_f16(src, dst, n);
+    if constexpr (std::is_same_v<T, BFloat16>) f32_to_bf16(src, dst, n);
+}
+
+// A contiguous run of n values as f32: f32 is read in place, others are widened into scratch.
+template <class T>
+const float* as_f32(const T* run, std::int64_t n, float* scratch)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        (void)n, (void)scratch;
+        return run;
+    } else {
+        widen(run, scratch, n);
+        return scratch;
+    }
+}
+
+}  // namespace
+
+template <class In>
+void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch)
+{
+    const std::int64_t panels = (rows + width - 1) / width, panel_size = k * width;
+    if (!x.transposed) {
+        // Row r of op(X) is k contiguous values: widen it, then deal it out with stride `width`.
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const float* values = as_f32(x.data + (row0 + r) * x.ld, k, scratch);
+            float* slot = dst + (r / width) * panel_size + r % width;
+            for (std::int64_t p = 0; p < k; ++p) slot[p * width] = values[p];
+        }
+        for (std::int64_t r = rows; r < panels * width; ++r) {  // the last panel's missing rows
+            float* slot = dst + (r / width) * panel_size + r % width;
+            for (std::int64_t p = 0; p < k; ++p) slot[p * width] = 0.0f;
+        }
+        return;
+    }
+    // Column p of op(X) is contiguous: widen the block's `rows` values, copy a piece to each panel.
+    for (std::int64_t p = 0; p < k; ++p) {
+        const float* values = as_f32(x.data + p * x.ld + row0, rows, scratch);
+        for (std::int64_t q = 0; q < panels; ++q) {
+            const std::int64_t live = std::min(width, rows - q * width);
+            float* slot = dst + q * panel_size + p * width;
+            std::copy(values + q * width, values + q * width + live, slot);
+            std::fill(slot + live, slot + width, 0.0f);
+        }
+    }
+}
+
+void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, std::uint32_t* dst)
+{
+    const std::int64_t units = (k + 1) / 2, panels = (rows + width - 1) / width, panel_size = units * width;
+    auto pair = [](BFloat16 lo, BFloat16 hi) { return std::uint32_t(lo.bits) | std::uint32_t(hi.bits) << 16; };
+    const BFloat16 zero = BFloat16::from_bits(0);
+    if (!x.transposed) {
+        // Row r of op(X) is contiguous: steps 2p and 2p + 1 sit side by side.
+        for (std::int64_t r = 0; r < panels * width; ++r) {
+            std::uint32_t* slot = dst + (r / width) * panel_size + r % width;
+            if (r >= rows) {  // the last panel's missing rows
+                for (std::int64_t p = 0; p < units; ++p) slot[p * width] = 0u;
+                continue;
+            }
+            const BFloat16* row = x.data + (row0 + r) * x.ld;
+            // Two adjacent bf16 read as one 32-bit word are already the pair (x86 is little-endian).
+            for (std::int64_t p = 0; p < k / 2; ++p) std::memcpy(&slot[p * width], row + 2 * p, sizeof(std::uint32_t));
+            if (k % 2) slot[(units - 1) * width] = pair(row[k - 1], zero);
+        }
+        return;
+    }
+    // Columns 2p and 2p + 1 of op(X) are contiguous: interleave a piece of them into each panel.
+    for (std::int64_t p = 0; p < units; ++p) {
+        const BFloat16* even = x.data + 2 * p * x.ld + row0;
+        const BFloat16* odd = 2 * p + 1 < k ? x.data + (2 * p + 1) * x.ld + row0 : nullptr;
+        for (std::int64_t q = 0; q < panels; ++q) {
+            const std::int64_t first = q * width, live = std::min(width, rows - first);
+            std::uint32_t* slot = dst + q * panel_size + p * width;
+            for (std::int64_t r = 0; r < live; ++r) slot[r] = pair(even[first + r], odd ? odd[first + r] : zero);
+            std::fill(slot + live, slot + width, 0u);
+        }
+    }
+}
+
+template <class Out>
+void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::int64_t cols, float alpha, float beta, BlockBias bias,
+                 Out* c, std::int64_t ldc, float* scratch)
+{
+    float* value = scratch;      // the row being computed
+    float* old = scratch + cols;  // C's old row, when beta != 0
+    // The same operations, in the same order, as gemm_reference: each one rounded to f32.
+    for (std::int64_t i = 0; i < rows; ++i) {
+        Out* c_row = c + i * ldc;
+        const float* s = sum + i * ld_sum;
+        for (std::int64_t j = 0; j < cols; ++j) value[j] = alpha * s[j];
+        if (beta != 0.0f) {  // only then is C read
+            widen(c_row, old, cols);
+            for (std::int64_t j = 0; j < cols; ++j) value[j] += beta * old[j];
+        }
+        if (bias.per_column)
+            for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_column[j];
+        if (bias.per_row)
+            for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_row[i];
+        narrow(value, c_row, cols);
+    }
+}
+
+template <class Out>
+std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t count)
+{
+    if (!bias) return {};
+    std::vector<float> values(static_cast<std::size_t>(count));
+    widen(bias + from, values.data(), count);
+    return values;
+}
+
+template void pack_widened<float>(View<float>, std::int64_t, std::int64_t, std::int64_t, std::int64_t, float*, float*);
+template void pack_widened<Half>(View<Half>, std::int64_t, std::int64_t, std::int64_t, std::int64_t, float*, float*);
+template void pack_widened<BFloat16>(View<BFloat16>, std::int64_t, std::int64_t, std::int64_t, std::int64_t, float*, float*);
+#define TINYAMP_INSTANTIATE_EPILOGUE(Out)                                                                                          \
+    template void store_block<Out>(const float*, std::int64_t, std::int64_t, std::int64_t, float, float, BlockBias, Out*, std::int64_t, \
+                                   float*);                                                                                         \
+    template std::vector<float> widened_bias<Out>(const Out*, std::int64_t, std::int64_t);
+TINYAMP_INSTANTIATE_EPILOGUE(float)
+TINYAMP_INSTANTIATE_EPILOGUE(Half)
+TINYAMP_INSTANTIATE_EPILOGUE(BFloat16)
+#undef TINYAMP_INSTANTIATE_EPILOGUE
+
+}  // namespace tinyamp::kernels::cpu::blocked

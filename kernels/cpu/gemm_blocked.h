@@ -1,0 +1,180 @@
+#pragma once
+// The blocked GEMM every fast tier shares (the Goto/BLIS design); a tier brings only its
+// micro-kernel. See docs/kernels.md for the pictures. In four steps:
+//
+//  1. Register tiling. The micro-kernel computes an MR x NR tile of C in vector registers of f32.
+//     Each step p of the k loop loads NR values of a row of op(B), broadcasts MR values of a
+//     column of op(A) and does MR x NR multiply-adds, far more work than loads.
+//  2. Packing (gemm_blocked.cpp). op(A) is copied into panels of MR rows, stored so that the MR
+//     values the kernel needs at step p are adjacent (a[p * MR + i]); op(B) into panels of NR
+//     columns (b[p * NR + j]). The kernel then reads both strictly sequentially. Packing is where
+//     transposes and leading dimensions are handled (a transposed view is read in place), where
+//     edge panels are padded with zeros (so the kernel has no edge cases), and where f16/bf16 are
+//     widened to f32 (F16C; bf16 is a 16-bit shift), or, for vdpbf16ps, paired.
+//  3. Cache blocking. Columns in blocks of NC, rows in blocks of MC, the k range in blocks of KC
+//     steps, so the micro-panels the kernel reuses stay in L1/L2.
+//  4. The epilogue (gemm_blocked.cpp). Partial sums of a block of C live in an f32 buffer
+//     between k blocks; when the whole k range is summed, ((alpha * sum) + beta * C) + bias is
+//     computed in f32, as the reference does, and rounded once into C's dtype.
+//
+// Several threads split C's columns (or rows, when C is narrow) at tile boundaries. Each element
+// is computed by one thread, over the same k blocks in the same order, so the bits do not depend
+// on the number of threads.
+
+#include <algorithm>
+#include <cstdint>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/gemm_fast.h"
+
+namespace tinyamp::kernels::cpu::blocked {
+
+/// op(X) over a raw buffer: element (row, col) is data[row * ld + col], or data[col * ld + row]
+/// when `transposed`.
+template <class T>
+struct View {
+    const T* data;
+    std::int64_t ld;
+    bool transposed;
+};
+
+/// Packs rows [row0, row0 + rows) x k of op(X) into panels of `width` rows, widened to f32 (for
+/// op(B) pass the view of op(B)^T, whose rows are op(B)'s columns). Panel q holds step p at
+/// dst[q * k * width + p * width + r]; rows past the end are zeros. `scratch` holds
+/// max(k, rows) floats.
+template <class In>
+void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch);
+
+/// The same for vdpbf16ps: unit p is the pair of steps (2p, 2p + 1) in one 32-bit slot, low half
+/// first; an odd k is padded with a zero.
+void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, std::uint32_t* dst);
+
+/// The bias values a block of C adds, widened to f32: per column (BiasAlong::rows) or per row
+/// (BiasAlong::columns); both null without a bias.
+struct BlockBias {
+    const float* per_column = nullptr;  ///< bias[j] of the block's columns
+    const float* per_row = nullptr;     ///< bias[i] of the block's rows
+};
+
+/// C block [rows x cols] = ((alpha * sum) + beta * C) + bias, in f32, rounded once into Out.
+/// With beta == 0, C is not read. `scratch` holds 2 * cols floats.
+template <class Out>
+void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::int64_t cols, float alpha, float beta, BlockBias bias,
+                 Out* c, std::int64_t ldc, float* scratch);
+
+/// Bias values [from, from + count) widened to f32 (empty when `bias` is null).
+template <class Out>
+std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t count);
+
+// A Kernel provides: using Packed (float, or std::uint32_t for pairs of bf16); MR, NR, MC, NC, KC
+// (MC a multiple of MR, NC of NR; KC counts packed units); and
+//   static void run(std::int64_t kc, const Packed* a, const Packed* b, float* c, std::int64_t ldc, bool first)
+// which sets the MR x NR tile c (row stride ldc) to (first ? 0 : c) + the sum over kc units of a x b.
+template <class Kernel>
+constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint32_t>;
+
+/// Rows [i0, i1) x columns [j0, j1) of C: the whole loop nest of one thread.
+template <class Kernel, class In, class Out>
+void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1)
+{
+    using K = Kernel;
+    using P = typename K::Packed;
+    const std::int64_t units = pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k;
+    const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
+    const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
+    // Buffers sized for the largest block of this range (small products allocate little).
+    const std::int64_t mc_max = (std::min(K::MC, i1 - i0) + K::MR - 1) / K::MR * K::MR;
+    const std::int64_t ld_sum = (std::min(K::NC, j1 - j0) + K::NR - 1) / K::NR * K::NR;
+    std::vector<P> a_pack(std::size_t(mc_max * std::max<std::int64_t>(units, 1)));
+    std::vector<P> b_pack(std::size_t(ld_sum * std::max<std::int64_t>(units, 1)));
+    std::vector<float> sum(std::size_t(mc_max * ld_sum));  // f32 sums of one block of C
+    std::vector<float> scratch(std::size_t(std::max({pr.k, mc_max, 2 * ld_sum})));
+    // The bias of this range's columns (bias[j], added along rows) or of its rows (bias[i]), in f32.
+    const bool bias_per_column = pr.bias.data && pr.bias.along == BiasAlong::rows;
+    const bool bias_per_row = pr.bias.data && pr.bias.along == BiasAlong::columns;
+    const std::vector<float> column_bias = widened_bias(bias_per_column ? pr.bias.data : nullptr, j0, j1 - j0);
+    const std::vector<float> row_bias = widened_bias(bias_per_row ? pr.bias.data : nullptr, i0, i1 - i0);
+
+    auto pack = [&](const View<In>& x, std::int64_t row0, std::int64_t rows, std::int64_t width, P* dst) {
+        if constexpr (pairs_of_bf16<K>)
+            pack_bf16_pairs(x, row0, rows, pr.k, width, dst);
+        else
+            pack_widened<In>(x, row0, rows, pr.k, width, dst, scratch.data());
+    };
+    for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
+        const std::int64_t nc = std::min(K::NC, j1 - jc);
+        pack(op_b_t, jc, nc, K::NR, b_pack.data());
+        for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
+            const std::int64_t mc = std::min(K::MC, i1 - ic);
+            pack(op_a, ic, mc, K::MR, a_pack.data());
+            if (units == 0) std::fill(sum.begin(), sum.end(), 0.0f);
+            for (std::int64_t pc = 0; pc < units; pc += K::KC) {
+                const std::int64_t kc = std::min(K::KC, units - pc);
+                for (std::int64_t ir = 0; ir < mc; ir += K::MR)
+                    for (std::int64_t jr = 0; jr < nc; jr += K::NR)
+                        K::run(kc, a_pack.data() + ir * units + pc * K::MR, b_pack.data() + jr * units + pc * K::NR,
+                               sum.data() + ir * ld_sum + jr, ld_sum, pc == 0);
+            }
+            const BlockBias bias{bias_per_column ? column_bias.data() + (jc - j0) : nullptr,
+                                 bias_per_row ? row_bias.data() + (ic - i0) : nullptr};
+            store_block<Out>(sum.data(), ld_sum, mc, nc, float(pr.alpha), float(pr.beta), bias, pr.c + ic * pr.ldc + jc, pr.ldc,
+                             scratch.data());
+        }
+    }
+}
+
+/// The product on `threads` threads (at least 1), each computing its own part of C.
+template <class Kernel, class In, class Out>
+void gemm(const GemmProblem<In, Out>& pr, int threads)
+{
+    using K = Kernel;
+    if (pr.m == 0 || pr.n == 0) return;
+    // Split at multiples of the tile, so the cuts add no edge tiles: the columns when C is wide
+    // enough, else the rows.
+    const bool by_columns = pr.n >= 2 * K::NR;
+    const std::int64_t total = by_columns ? pr.n : pr.m, step = by_columns ? K::NR : K::MR;
+    const int parts = int(std::min<std::int64_t>(std::max(threads, 1), total / step));
+    if (parts < 2) {
+        gemm_range<K>(pr, 0, pr.m, 0, pr.n);
+        return;
+    }
+    auto cut = [&](int part) { return std::min(total, (total * part / parts + step - 1) / step * step); };
+    auto run_part = [&](int part) {
+        const std::int64_t lo = cut(part), hi = cut(part + 1);
+        if (lo >= hi) return;
+        if (by_columns)
+            gemm_range<K>(pr, 0, pr.m, lo, hi);
+        else
+            gemm_range<K>(pr, lo, hi, 0, pr.n);
+    };
+    std::vector<std::thread> helpers;
+    for (int part = 1; part < parts; ++part) {
+        try {
+            helpers.emplace_back(run_part, part);
+        } catch (const std::system_error&) {  // the system has no thread to give: do that part here
+            run_part(part);
+        }
+    }
+    run_part(0);  // this thread takes the first part
+    for (std::thread& helper : helpers) helper.join();
+}
+
+}  // namespace tinyamp::kernels::cpu::blocked
+
+/// Defines a tier's entry point `gemm` (gemm_fast.h) as the blocked GEMM around `Kernel`, for
+/// every (In, Out) a tier whose kernel takes f32 serves: f32, f16 and bf16, with their own dtype
+/// or f32 out. Used inside the tier's namespace.
+#define TINYAMP_DEFINE_WIDENING_GEMM_TIER(Kernel)                                                 \
+    template <class In, class Out>                                                                \
+    void gemm(const GemmProblem<In, Out>& problem, int threads)                                   \
+    {                                                                                             \
+        blocked::gemm<Kernel>(problem, threads);                                                  \
+    }                                                                                             \
+    template void gemm<float, float>(const GemmProblem<float, float>&, int);                      \
+    template void gemm<Half, Half>(const GemmProblem<Half, Half>&, int);                          \
+    template void gemm<BFloat16, BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);          \
+    template void gemm<Half, float>(const GemmProblem<Half, float>&, int);                        \
+    template void gemm<BFloat16, float>(const GemmProblem<BFloat16, float>&, int);

@@ -1,0 +1,150 @@
+// The fast binary_map (merged dims, vectorizable rows) against reference::binary_map (one odometer
+// step per row): the same bits for every layout, broadcast and transposed ones included.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/reduce.h"
+
+using namespace tinyamp;
+using namespace tinyamp::kernels::cpu;
+
+namespace {
+
+struct Layout {
+    std::vector<std::int64_t> shape, a_strides, b_strides;
+};
+
+// A random shape of up to 4 dims, with each operand laid out contiguously, broadcast along some
+// dims (stride 0) or transposed (dims walked in another order), as ops hand them to the kernel.
+Layout random_layout(std::mt19937_64& rng)
+{
+    Layout l;
+    const int ndim = int(rng() % 5);
+    for (int d = 0; d < ndim; ++d) l.shape.push_back(std::int64_t(rng() % 5));  // 0 and 1 sizes too
+    auto strides_for = [&](bool transposed) {
+        std::vector<std::int64_t> order(l.shape.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = std::int64_t(i);
+        if (transposed && order.size() >= 2) std::swap(order[0], order[order.size() - 1]);
+        std::vector<std::int64_t> strides(l.shape.size());
+        std::int64_t step = 1;
+        for (std::size_t k = order.size(); k-- > 0;) {
+            const auto d = std::size_t(order[k]);
+            const bool broadcast = rng() % 4 == 0;
+            strides[d] = broadcast ? 0 : step;
+            if (!broadcast) step *= std::max<std::int64_t>(l.shape[d], 1);
+        }
+        return strides;
+    };
+    l.a_strides = strides_for(rng() % 3 == 0);
+    l.b_strides = strides_for(rng() % 3 == 0);
+    return l;
+}
+
+template <class T>
+std::vector<T> random_values(std::mt19937_64& rng, std::size_t n)
+{
+    std::normal_distribution<double> normal(0.0, 3.0);
+    std::vector<T> v(n);
+    for (auto& x : v) x = T(normal(rng));
+    return v;
+}
+
+template <class T, class Out, class Fn>
+void check_layouts(std::uint64_t seed, Fn fn)
+{
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const std::vector<T> a = random_values<T>(rng, 1024), b = random_values<T>(rng, 1024);
+    for (int trial = 0; trial < 400; ++trial) {
+        const Layout l = random_layout(rng);
+        std::int64_t total = 1;
+        for (auto s : l.shape) total *= s;
+        const auto n = std::size_t(total) + 1;  // one guard element, never written
+        const std::unique_ptr<Out[]> fast(new Out[n]()), slow(new Out[n]());  // not vector<bool>: it has no data()
+        binary_map(l.shape, a.data(), l.a_strides, b.data(), l.b_strides, fast.get(), fn);
+        reference::binary_map(l.shape, a.data(), l.a_strides, b.data(), l.b_strides, slow.get(), fn);
+        CAPTURE(trial);
+        REQUIRE(std::memcmp(fast.get(), slow.get(), n * sizeof(Out)) == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("fast binary_map gives the reference's bits for every layout and dtype")
+{
+    auto add = [](auto x, auto y) { return x + y; };
+    auto mul = [](auto x, auto y) { return x * y; };
+    check_layouts<float, float>(1, add);
+    check_layouts<double, double>(2, mul);
+    check_layouts<BFloat16, BFloat16>(3, add);
+    check_layouts<Half, Half>(4, mul);
+    check_layouts<std::int64_t, std::int64_t>(5, add);
+    check_layouts<float, bool>(6, [](auto x, auto y) { return bool(x > y); });
+}
+
+TEST_CASE("fast binary_map on the layouts training uses: same shape, a row, a scalar")
+{
+    std::mt19937_64 rng(7);
+    const std::vector<float> a = random_values<float>(rng, 64 * 256), b = random_values<float>(rng, 64 * 256);
+    auto sub = [](auto x, auto y) { return x - y; };
+    const std::vector<std::vector<std::int64_t>> b_layouts = {{256, 1}, {0, 1}, {0, 0}, {1, 64}};
+    for (const auto& b_strides : b_layouts) {
+        std::vector<float> fast(64 * 256), slow(64 * 256);
+        binary_map({64, 256}, a.data(), {256, 1}, b.data(), b_strides, fast.data(), sub);
+        reference::binary_map({64, 256}, a.data(), {256, 1}, b.data(), b_strides, slow.data(), sub);
+        CHECK(std::memcmp(fast.data(), slow.data(), fast.size() * sizeof(float)) == 0);
+        // and with the operands swapped (scalar or row first)
+        binary_map({64, 256}, b.data(), b_strides, a.data(), {256, 1}, fast.data(), sub);
+        reference::binary_map({64, 256}, b.data(), b_strides, a.data(), {256, 1}, slow.data(), sub);
+        CHECK(std::memcmp(fast.data(), slow.data(), fast.size() * sizeof(float)) == 0);
+    }
+}
+
+TEST_CASE("fast binary_map on bf16 and f16 rows (the chunked f32 path) gives the reference's bits")
+{
+    auto run = [](auto tag, std::uint64_t seed) {
+        using T = decltype(tag);
+        INFO("seed " << seed);
+        std::mt19937_64 rng(seed);
+        const std::vector<T> a = random_values<T>(rng, 64 * 300), b = random_values<T>(rng, 64 * 300);
+        auto relu_mul = [](auto x, auto y) { return x > decltype(x)(0) ? x * y : y; };
+        const std::vector<std::vector<std::int64_t>> b_layouts = {{300, 1}, {0, 1}, {0, 0}};
+        for (const auto& b_strides : b_layouts) {
+            std::vector<T> fast(64 * 300), slow(64 * 300);
+            binary_map({64, 300}, a.data(), {300, 1}, b.data(), b_strides, fast.data(), relu_mul);
+            reference::binary_map({64, 300}, a.data(), {300, 1}, b.data(), b_strides, slow.data(), relu_mul);
+            CHECK(std::memcmp(fast.data(), slow.data(), fast.size() * sizeof(T)) == 0);
+            binary_map({64, 300}, b.data(), b_strides, a.data(), {300, 1}, fast.data(), relu_mul);
+            reference::binary_map({64, 300}, b.data(), b_strides, a.data(), {300, 1}, slow.data(), relu_mul);
+            CHECK(std::memcmp(fast.data(), slow.data(), fast.size() * sizeof(T)) == 0);
+        }
+    };
+    run(BFloat16{}, 9);
+    run(Half{}, 10);
+}
+
+TEST_CASE("sum_columns gives the bits of sum_rows over the transposed buffer")
+{
+    const std::uint64_t seed = 8;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{64, 256}, {1, 7}, {13, 1}, {0, 5}, {37, 10}}) {
+        const std::vector<BFloat16> x = random_values<BFloat16>(rng, std::size_t(rows * cols));
+        std::vector<BFloat16> transposed(x.size());
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c) transposed[std::size_t(c * rows + r)] = x[std::size_t(r * cols + c)];
+        for (double scale : {1.0, 1.0 / 3.0}) {
+            std::vector<BFloat16> by_columns(static_cast<std::size_t>(cols)), by_rows(static_cast<std::size_t>(cols));
+            sum_columns(x.data(), rows, cols, by_columns.data(), scale);
+            sum_rows(transposed.data(), cols, rows, by_rows.data(), scale);
+            CAPTURE(rows);
+            CAPTURE(cols);
+            CHECK(std::memcmp(by_columns.data(), by_rows.data(), by_rows.size() * sizeof(BFloat16)) == 0);
+        }
+    }
+}
