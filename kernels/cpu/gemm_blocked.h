@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <type_traits>
@@ -44,7 +45,10 @@ struct View {
 /// Packs rows [row0, row0 + rows) x k of op(X) into panels of `width` rows, widened to f32 (for
 /// op(B) pass the view of op(B)^T, whose rows are op(B)'s columns). Panel q holds step p at
 /// dst[q * k * width + p * width + r]; rows past the end are zeros. `scratch` holds
-/// max(k, rows) floats.
+/// max(k * width, rows) floats. `width` is at most kMaxPanelWidth.
+constexpr std::int64_t kPackAllOfAMaxBytes = std::int64_t(16) << 20;  ///< see gemm_range
+constexpr std::int64_t kMaxPanelWidth = 32;  ///< the widest micro-panel of any tier (NR of avx512)
+
 template <class In>
 void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch);
 
@@ -82,16 +86,25 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
 {
     using K = Kernel;
     using P = typename K::Packed;
+    static_assert(K::MR <= kMaxPanelWidth && K::NR <= kMaxPanelWidth, "pack_widened reads at most kMaxPanelWidth rows side by side");
     const std::int64_t units = pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k;
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
     // Buffers sized for the largest block of this range (small products allocate little).
     const std::int64_t mc_max = (std::min(K::MC, i1 - i0) + K::MR - 1) / K::MR * K::MR;
     const std::int64_t ld_sum = (std::min(K::NC, j1 - j0) + K::NR - 1) / K::NR * K::NR;
-    std::vector<P> a_pack(std::size_t(mc_max * std::max<std::int64_t>(units, 1)));
-    std::vector<P> b_pack(std::size_t(ld_sum * std::max<std::int64_t>(units, 1)));
-    std::vector<float> sum(std::size_t(mc_max * ld_sum));  // f32 sums of one block of C
-    std::vector<float> scratch(std::size_t(std::max({pr.k, mc_max, 2 * ld_sum})));
+    // Not zero-filled (make_unique_for_overwrite): packing and the first k block write every
+    // value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
+    // When C has more than one block of columns, op(A) would be packed again for each of them:
+    // pack all of this range's rows once instead, unless that buffer grows past kPackAllOfAMaxBytes.
+    const std::int64_t rows_padded = (i1 - i0 + K::MR - 1) / K::MR * K::MR;
+    const bool pack_a_once =
+        j1 - j0 > K::NC && rows_padded * std::max<std::int64_t>(units, 1) * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
+    const auto a_pack = std::make_unique_for_overwrite<P[]>(std::size_t((pack_a_once ? rows_padded : mc_max) * std::max<std::int64_t>(units, 1)));
+    const auto b_pack = std::make_unique_for_overwrite<P[]>(std::size_t(ld_sum * std::max<std::int64_t>(units, 1)));
+    const std::size_t sum_size = std::size_t(mc_max * ld_sum);
+    const auto sum = std::make_unique_for_overwrite<float[]>(sum_size);  // f32 sums of one block of C
+    const auto scratch = std::make_unique_for_overwrite<float[]>(std::size_t(std::max({pr.k * std::max(K::MR, K::NR), mc_max, 2 * ld_sum})));
     // The bias of this range's columns (bias[j], added along rows) or of its rows (bias[i]), in f32.
     const bool bias_per_column = pr.bias.data && pr.bias.along == BiasAlong::rows;
     const bool bias_per_row = pr.bias.data && pr.bias.along == BiasAlong::columns;
@@ -102,26 +115,29 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
         if constexpr (pairs_of_bf16<K>)
             pack_bf16_pairs(x, row0, rows, pr.k, width, dst);
         else
-            pack_widened<In>(x, row0, rows, pr.k, width, dst, scratch.data());
+            pack_widened<In>(x, row0, rows, pr.k, width, dst, scratch.get());
     };
+    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_pack.get());
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
-        pack(op_b_t, jc, nc, K::NR, b_pack.data());
+        pack(op_b_t, jc, nc, K::NR, b_pack.get());
         for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
             const std::int64_t mc = std::min(K::MC, i1 - ic);
-            pack(op_a, ic, mc, K::MR, a_pack.data());
-            if (units == 0) std::fill(sum.begin(), sum.end(), 0.0f);
+            const P* a_block = a_pack.get() + (pack_a_once ? (ic - i0) * units : 0);  // MC is a multiple of MR: whole panels
+            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_pack.get());
+            if (units == 0) std::fill(sum.get(), sum.get() + sum_size, 0.0f);
             for (std::int64_t pc = 0; pc < units; pc += K::KC) {
                 const std::int64_t kc = std::min(K::KC, units - pc);
-                for (std::int64_t ir = 0; ir < mc; ir += K::MR)
-                    for (std::int64_t jr = 0; jr < nc; jr += K::NR)
-                        K::run(kc, a_pack.data() + ir * units + pc * K::MR, b_pack.data() + jr * units + pc * K::NR,
-                               sum.data() + ir * ld_sum + jr, ld_sum, pc == 0);
+                // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
+                for (std::int64_t jr = 0; jr < nc; jr += K::NR)
+                    for (std::int64_t ir = 0; ir < mc; ir += K::MR)
+                        K::run(kc, a_block + ir * units + pc * K::MR, b_pack.get() + jr * units + pc * K::NR,
+                               sum.get() + ir * ld_sum + jr, ld_sum, pc == 0);
             }
             const BlockBias bias{bias_per_column ? column_bias.data() + (jc - j0) : nullptr,
                                  bias_per_row ? row_bias.data() + (ic - i0) : nullptr};
-            store_block<Out>(sum.data(), ld_sum, mc, nc, float(pr.alpha), float(pr.beta), bias, pr.c + ic * pr.ldc + jc, pr.ldc,
-                             scratch.data());
+            store_block<Out>(sum.get(), ld_sum, mc, nc, float(pr.alpha), float(pr.beta), bias, pr.c + ic * pr.ldc + jc, pr.ldc,
+                             scratch.get());
         }
     }
 }
