@@ -83,17 +83,28 @@ Tensor as_stack(const Tensor& m, const Shape& batch)
 // for a transposed view (columns contiguous instead of rows), as the transpose of a row-major
 // [C, R] with leading dim stride(2). Any other layout is copied first.
 struct GemmOperand {
-    Tensor stack;
+    Tensor data;
     Transpose trans;
     std::int64_t ld;
+    std::int64_t batch_stride;  ///< elements from one matrix of the stack to the next
 };
 
 GemmOperand gemm_operand(const Tensor& stack)
 {
-    if (stack.stride(2) == 1) return {stack, Transpose::no, stack.stride(1)};
-    if (stack.stride(1) == 1) return {stack, Transpose::yes, stack.stride(2)};
+    if (stack.stride(2) == 1) return {stack, Transpose::no, stack.stride(1), stack.stride(0)};
+    if (stack.stride(1) == 1) return {stack, Transpose::yes, stack.stride(2), stack.stride(0)};
     const Tensor copy = layout::contiguous(stack);
-    return {copy, Transpose::no, copy.stride(1)};
+    return {copy, Transpose::no, copy.stride(1), copy.stride(0)};
+}
+
+// The same for one [R, C] matrix, read in place without making a stack view: Linear and mm on
+// small tensors spend more on building views than on the product.
+GemmOperand matrix_operand(const Tensor& matrix)
+{
+    if (matrix.stride(1) == 1) return {matrix, Transpose::no, matrix.stride(0), 0};
+    if (matrix.stride(0) == 1) return {matrix, Transpose::yes, matrix.stride(1), 0};
+    const Tensor copy = layout::contiguous(matrix);
+    return {copy, Transpose::no, copy.size(1), 0};
 }
 
 }  // namespace
@@ -102,6 +113,15 @@ namespace detail {
 
 void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors)
 {
+    // The common case first, without building anything: one floating dtype for all.
+    const Tensor* first = nullptr;
+    bool same = true;
+    for (const Tensor& t : tensors) {
+        if (!t.defined()) continue;
+        if (!first) first = &t;
+        same = same && t.dtype() == first->dtype();
+    }
+    if (same && (!first || is_floating_point(first->dtype()))) return;
     std::vector<DType> dtypes, distinct;
     for (const Tensor& t : tensors) {
         if (!t.defined()) continue;
@@ -129,14 +149,16 @@ void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
     if (out.numel() == 0) return;
     const Shape batch(out.shape().begin(), out.shape().end() - 2);
     const std::int64_t count = numel(batch), m = a.size(-2), k = a.size(-1), n = b.size(-1);
-    const GemmOperand A = gemm_operand(as_stack(a, batch)), B = gemm_operand(as_stack(b, batch));
+    const bool plain = a.dim() == 2 && b.dim() == 2;  // one matrix each: no stacks needed
+    const GemmOperand A = plain ? matrix_operand(a) : gemm_operand(as_stack(a, batch));
+    const GemmOperand B = plain ? matrix_operand(b) : gemm_operand(as_stack(b, batch));
     visit_float_dtype(out.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        const T* pa = A.stack.data_ptr<T>();
-        const T* pb = B.stack.data_ptr<T>();
+        const T* pa = A.data.data_ptr<T>();
+        const T* pb = B.data.data_ptr<T>();
         T* pc = out.data_ptr<T>();
         for (std::int64_t i = 0; i < count; ++i)
-            kernels::cpu::gemm(A.trans, B.trans, m, n, k, alpha, pa + i * A.stack.stride(0), A.ld, pb + i * B.stack.stride(0), B.ld, beta,
+            kernels::cpu::gemm(A.trans, B.trans, m, n, k, alpha, pa + i * A.batch_stride, A.ld, pb + i * B.batch_stride, B.ld, beta,
                                pc + i * m * n, n);
     });
 }
@@ -152,13 +174,13 @@ void gemm_bias_into(const Tensor& a, const Tensor& b, const Tensor& bias, BiasAc
     }
     if (out.numel() == 0) return;
     const std::int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-    const GemmOperand A = gemm_operand(as_stack(a, {})), B = gemm_operand(as_stack(b, {}));
+    const GemmOperand A = matrix_operand(a), B = matrix_operand(b);
     const Tensor bias_values = layout::contiguous(bias);
     const auto bias_along = along == BiasAcross::each_row ? kernels::cpu::BiasAlong::rows : kernels::cpu::BiasAlong::columns;
     visit_float_dtype(out.dtype(), [&](auto tag) {
         using T = decltype(tag);
         const kernels::cpu::GemmBias<T> epilogue{bias_values.data_ptr<T>(), bias_along};
-        kernels::cpu::gemm(A.trans, B.trans, m, n, k, 1.0, A.stack.data_ptr<T>(), A.ld, B.stack.data_ptr<T>(), B.ld, 0.0, out.data_ptr<T>(),
+        kernels::cpu::gemm(A.trans, B.trans, m, n, k, 1.0, A.data.data_ptr<T>(), A.ld, B.data.data_ptr<T>(), B.ld, 0.0, out.data_ptr<T>(),
                            n, epilogue);
     });
 }
