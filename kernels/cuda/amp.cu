@@ -15,11 +15,14 @@ using detail::grid_stride;
 template <class T>
 __global__ void check_and_unscale_kernel(T* grad, std::int64_t n, float* found_inf, const float* inv_scale)
 {
+    // f32 math for f32/f16/bf16 grads, f64 for f64 grads (PyTorch's opmath_t): an f64 grad must
+    // not be narrowed to f32 and back.
+    using C = detail::compute_t<T>;
     const float scale = *inv_scale;
     for (std::int64_t i = global_index(); i < n; i += grid_stride()) {
-        const float v = detail::load(grad[i]);
+        const C v = detail::load(grad[i]);
         if (!isfinite(v)) *found_inf = 1.0f;  // a plain store: every writer writes the same value
-        if (scale != 1.0f) grad[i] = detail::store<T>(v * scale);
+        if (scale != 1.0f) grad[i] = detail::store<T>(v * C(scale));
     }
 }
 
@@ -51,13 +54,17 @@ void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>& gr
         if (g.n == 0) continue;
         const unsigned blocks = detail::blocks_for(g.n, threads);
         switch (g.dtype) {
+        // f64 too: GradScaler::unscale_ sends every contiguous CUDA grad here, and PyTorch's CUDA
+        // kernel takes double (without this case f64 parameters on a GPU could not be trained).
+        case DType::f64: check_and_unscale_kernel<<<blocks, threads>>>(static_cast<double*>(g.data), g.n, found_inf, inv_scale); break;
         case DType::f32: check_and_unscale_kernel<<<blocks, threads>>>(static_cast<float*>(g.data), g.n, found_inf, inv_scale); break;
         case DType::f16: check_and_unscale_kernel<<<blocks, threads>>>(static_cast<__half*>(g.data), g.n, found_inf, inv_scale); break;
         case DType::bf16:
             check_and_unscale_kernel<<<blocks, threads>>>(static_cast<__nv_bfloat16*>(g.data), g.n, found_inf, inv_scale);
             break;
         default:
-            TINYAMP_FAIL(dtype, "amp_foreach_non_finite_check_and_unscale_: gradients must be f32, f16 or bf16, got ", dtype_name(g.dtype));
+            TINYAMP_FAIL(dtype, "amp_foreach_non_finite_check_and_unscale_: gradients must be f64, f32, f16 or bf16, got ",
+                         dtype_name(g.dtype));
         }
         detail::check_launch("amp non-finite check and unscale kernel");
     }

@@ -10,7 +10,7 @@
 
 namespace tinyamp::kernels::cuda {
 
-/// One gradient: n contiguous elements of an f32, f16 or bf16 buffer on the device.
+/// One gradient: n contiguous elements of an f64, f32, f16 or bf16 buffer on the device.
 struct GradBuffer {
     void* data;
     DType dtype;
@@ -18,9 +18,10 @@ struct GradBuffer {
 };
 
 /// For each grad: if any element is inf or NaN, writes 1.0f into *found_inf (never writes 0);
-/// then multiplies every element by *inv_scale in f32 and rounds once into the grad's dtype
-/// (PyTorch's _amp_foreach_non_finite_check_and_unscale_). found_inf and inv_scale are one f32
-/// each on `device`. When *inv_scale is 1 the multiply leaves the values as they are.
+/// then multiplies every element by *inv_scale in f32 (f64 for f64 grads) and rounds once into
+/// the grad's dtype (PyTorch's _amp_foreach_non_finite_check_and_unscale_). found_inf and
+/// inv_scale are one f32 each on `device`. When *inv_scale is 1 the multiply leaves the values
+/// as they are.
 void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>& grads, float* found_inf, const float* inv_scale, int device);
 
 /// PyTorch's _amp_update_scale_ on one f32 scale, one i32 growth tracker and one f32 found_inf,

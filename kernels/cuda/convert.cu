@@ -50,6 +50,11 @@ std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtyp
     detail::use_device(device);
     constexpr unsigned long long none = ~0ull;
     unsigned long long* first_bad = nullptr;
+    // Frees the flag however this function ends: a failed copy or launch below throws.
+    struct FreeFlag {
+        unsigned long long*& p;
+        ~FreeFlag() { if (p) cudaFree(p); }
+    } free_flag{first_bad};
     const bool can_fail = dst_dtype == DType::i64 && is_floating_point(src_dtype);
     if (can_fail) {
         detail::check(cudaMalloc(&first_bad, sizeof(unsigned long long)), "cudaMalloc (convert flag)");
@@ -67,9 +72,7 @@ std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtyp
     detail::check_launch("convert kernel");
     if (!can_fail) return -1;
     unsigned long long bad = none;
-    const cudaError_t copied = cudaMemcpy(&bad, first_bad, sizeof bad, cudaMemcpyDeviceToHost);
-    cudaFree(first_bad);
-    detail::check(copied, "cudaMemcpy (convert flag back)");
+    detail::check(cudaMemcpy(&bad, first_bad, sizeof bad, cudaMemcpyDeviceToHost), "cudaMemcpy (convert flag back)");
     return bad == none ? -1 : std::int64_t(bad);
 }
 

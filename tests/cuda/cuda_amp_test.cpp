@@ -28,14 +28,16 @@ float* f32_ptr(const Tensor& t) { return static_cast<float*>(t.data_ptr()); }
 TEST_CASE("amp_foreach_non_finite_check_and_unscale_: finite grads are scaled and leave found_inf at 0")
 {
     Generator gen(test::cuda_test_seed(111));
-    const Tensor a = random_cpu({1000}, f32, gen), b = random_cpu({3, 7}, bf16, gen);
-    const Tensor ga = a.cuda(), gb = b.cuda();
+    const Tensor a = random_cpu({1000}, f32, gen), b = random_cpu({3, 7}, bf16, gen), c = random_cpu({5}, f64, gen);
+    const Tensor ga = a.cuda(), gb = b.cuda(), gc = c.cuda();
     const Tensor found_inf = zeros({}, f32).cuda(), inv_scale = full({}, 0.125, f32).cuda();
-    kernels::cuda::amp_foreach_non_finite_check_and_unscale_({{ga.data_ptr(), f32, ga.numel()}, {gb.data_ptr(), bf16, gb.numel()}},
-                                                             f32_ptr(found_inf), f32_ptr(inv_scale), 0);
+    kernels::cuda::amp_foreach_non_finite_check_and_unscale_(
+        {{ga.data_ptr(), f32, ga.numel()}, {gb.data_ptr(), bf16, gb.numel()}, {gc.data_ptr(), f64, gc.numel()}}, f32_ptr(found_inf),
+        f32_ptr(inv_scale), 0);
     CHECK(found_inf.item() == 0.0);
     check_gpu_matches_cpu(ga, mul(a, 0.125), 0.0);  // times a power of two: exact
     check_gpu_matches_cpu(gb, mul(b, 0.125), 0.0);
+    check_gpu_matches_cpu(gc, mul(c, 0.125), 0.0);  // f64 grads are scaled in f64 (as PyTorch's kernel takes double)
 }
 
 TEST_CASE("amp_foreach_non_finite_check_and_unscale_: an inf or a NaN in one grad sets found_inf, and all grads are still scaled")
@@ -155,12 +157,21 @@ TEST_CASE("one training step of a digits-sized MLP on CUDA matches the same step
         }
         // f32: the GPU and CPU differ in summation order only. f16 autocast: the products are
         // rounded to f16 on both, so their differences reach an f16 ulp of each product.
+        // The loss and the parameters are f32 tensors either way, so check_gpu_matches_cpu (which
+        // takes eps from the tensors' dtype) would hold the f16 run to f32's eps: compare with f16's
+        // eps explicitly, and a few ulps, as the f16 differences pass through two layers.
         const DType d = mixed ? f16 : f32;
-        check_gpu_matches_cpu(losses[1], losses[0], test::ulps_for(d, 64), 1.0);
+        const double ulps = mixed ? 4.0 : test::ulps_for(d, 64);
+        auto check = [&](const Tensor& gpu, const Tensor& cpu) {
+            REQUIRE(gpu.device().is_cuda());
+            CHECK(gpu.dtype() == cpu.dtype());
+            test::check_close(gpu.cpu().to(f64), cpu.to(f64), d, ulps, 1.0);
+        };
+        check(losses[1], losses[0]);
         const std::vector<Tensor> cpu = trained[0].params(), gpu = trained[1].params();
         for (std::size_t i = 0; i < cpu.size(); ++i) {
             INFO("parameter " << i);
-            check_gpu_matches_cpu(gpu[i].detach(), cpu[i].detach(), test::ulps_for(d, 64), 1.0);
+            check(gpu[i].detach(), cpu[i].detach());
         }
     }
 }

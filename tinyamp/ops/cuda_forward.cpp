@@ -10,6 +10,7 @@
 #include "kernels/cuda/reduce.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
+#include "tinyamp/ops/matmul.h"
 
 namespace tinyamp::cuda_forward {
 namespace {
@@ -78,14 +79,6 @@ Operand operand(const Tensor& stack)
     return {copy, kernels::cuda::Transpose::no, std::max<std::int64_t>(1, cols)};
 }
 
-Tensor as_stack(const Tensor& m, const Shape& batch)
-{
-    Shape full = batch;
-    full.push_back(m.size(-2));
-    full.push_back(m.size(-1));
-    return layout::reshape(layout::expand(m, full), {numel(batch), m.size(-2), m.size(-1)});
-}
-
 DType compute_dtype(DType dtype) { return dtype == DType::f64 ? DType::f64 : DType::f32; }
 
 // The per-sample (or per-element) losses `losses` ([count], compute dtype) reduced as asked and
@@ -144,7 +137,7 @@ void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
         else layout::copy_into(out, binary("mul", out, scalar_tensor(beta, out.dtype()), out.dtype(), out.device()));
         return;
     }
-    const Operand A = operand(as_stack(a, batch)), B = operand(as_stack(b, batch));
+    const Operand A = operand(detail::as_stack(a, batch)), B = operand(detail::as_stack(b, batch));
     kernels::cuda::gemm(out.dtype(), A.trans, B.trans, m, n, k, alpha, A.stack.data_ptr(), A.ld, count == 1 ? 0 : A.stack.stride(0),
                         B.stack.data_ptr(), B.ld, count == 1 ? 0 : B.stack.stride(0), beta, out.data_ptr(), n, m * n, count, device);
 }

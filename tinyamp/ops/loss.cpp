@@ -143,7 +143,9 @@ ClassBatch class_batch(const char* op, const Tensor& input, const Tensor& target
     b.classes = input.size(-1);
     TINYAMP_CHECK(b.classes > 0, shape, op, ": input of shape ", shape_str(input.shape()), " has no classes");
     b.rows = layout::contiguous(layout::reshape(input, {b.n, b.classes}));
-    b.labels = layout::contiguous(layout::reshape(target, {b.n}));
+    // On the input's device: a 0-D CPU target may join a CUDA input (op_device allows it), and the
+    // kernels and the backward's masks read the labels where the input lives.
+    b.labels = layout::contiguous(layout::to_device(layout::reshape(target, {b.n}), input.device()));
     const Tensor host_labels = layout::to_device(b.labels, Device::cpu());  // CUDA labels are checked on the host
     const std::int64_t* labels = host_labels.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < b.n; ++i)

@@ -69,16 +69,6 @@ Shape product_shape(const Tensor& a, const Tensor& b)
 
 // ---------------------------------------------------------------- calling the kernel
 
-// m [..., R, C] broadcast to the batch dims `batch` and flattened to a stack [count, R, C]: a view
-// (batch stride 0 where m is broadcast) unless merging its batch dims needs a copy.
-Tensor as_stack(const Tensor& m, const Shape& batch)
-{
-    Shape full = batch;
-    full.push_back(m.size(-2));
-    full.push_back(m.size(-1));
-    return layout::reshape(layout::expand(m, full), {numel(batch), m.size(-2), m.size(-1)});
-}
-
 // How the kernel reads each [R, C] matrix of a stack: row-major with leading dim stride(1), or,
 // for a transposed view (columns contiguous instead of rows), as the transpose of a row-major
 // [C, R] with leading dim stride(2). Any other layout is copied first.
@@ -110,6 +100,14 @@ GemmOperand matrix_operand(const Tensor& matrix)
 }  // namespace
 
 namespace detail {
+
+Tensor as_stack(const Tensor& m, const Shape& batch)
+{
+    Shape full = batch;
+    full.push_back(m.size(-2));
+    full.push_back(m.size(-1));
+    return layout::reshape(layout::expand(m, full), {numel(batch), m.size(-2), m.size(-1)});
+}
 
 void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors)
 {
@@ -150,8 +148,8 @@ void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
     const Shape batch(out.shape().begin(), out.shape().end() - 2);
     const std::int64_t count = numel(batch), m = a.size(-2), k = a.size(-1), n = b.size(-1);
     const bool plain = a.dim() == 2 && b.dim() == 2;  // one matrix each: no stacks needed
-    const GemmOperand A = plain ? matrix_operand(a) : gemm_operand(as_stack(a, batch));
-    const GemmOperand B = plain ? matrix_operand(b) : gemm_operand(as_stack(b, batch));
+    const GemmOperand A = plain ? matrix_operand(a) : gemm_operand(detail::as_stack(a, batch));
+    const GemmOperand B = plain ? matrix_operand(b) : gemm_operand(detail::as_stack(b, batch));
     visit_float_dtype(out.dtype(), [&](auto tag) {
         using T = decltype(tag);
         const T* pa = A.data.data_ptr<T>();

@@ -34,6 +34,10 @@ void check_same_float_dtype(const char* op, const char* operands, const std::vec
 /// and b [..., K, N] with any strides (batch dims broadcast), out [batch..., M, N] contiguous, all
 /// of one float dtype, on the CPU. Transposed views are read in place.
 void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1.0, double beta = 0.0);
+/// m [..., R, C] broadcast to the batch dims `batch` and flattened to a stack [count, R, C]: a
+/// view (batch stride 0 where m is broadcast) unless merging its batch dims needs a copy. The
+/// CPU and CUDA gemm_into both hand batched products to their kernels this way.
+Tensor as_stack(const Tensor& m, const Shape& batch);
 /// Which way gemm_bias_into broadcasts its bias vector over out [M, N].
 enum class BiasAcross {
     each_row,     ///< bias [N] added to every row (linear)
