@@ -12,8 +12,10 @@
 #include <tinyamp/tinyamp.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/module_gradcheck.h"
 
 using namespace tinyamp;
+using tinyamp::test::check_module_gradients;
 using tinyamp::test::error_message;
 
 namespace {
@@ -21,25 +23,6 @@ namespace {
 bool same_values(const Tensor& a, const Tensor& b)
 {
     return a.dtype() == b.dtype() && a.shape() == b.shape() && a.to_vector() == b.to_vector();
-}
-
-// gradcheck through a module's forward, for the input and the module's weight and bias. gradcheck
-// calls the function with its own copies of them, so each call puts those copies into the
-// module's public members, which forward reads (as PyTorch's functional_call does).
-template <class M>
-void check_module_gradients(M& module, const Tensor& x)
-{
-    const Tensor weight = module.weight, bias = module.bias;
-    auto fn = [&module](const std::vector<Tensor>& in) {
-        module.weight = in[1];
-        module.bias = in[2];
-        return module(in[0]);
-    };
-    const GradcheckResult r = gradcheck(fn, {x.requires_grad_(), weight, bias});
-    module.weight = weight;
-    module.bias = bias;
-    INFO(r.report);
-    CHECK(r.ok);
 }
 
 // All values within [-bound, bound], and spread over it (not, say, all zero or all positive).

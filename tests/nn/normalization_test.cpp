@@ -11,10 +11,12 @@
 #include <tinyamp/tinyamp.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/module_gradcheck.h"
 #include "tests/support/tolerance.h"
 
 using namespace tinyamp;
 using tinyamp::test::check_close;
+using tinyamp::test::check_module_gradients;
 using tinyamp::test::error_message;
 
 namespace {
@@ -39,24 +41,6 @@ void randomize_affine(M& m, std::uint64_t seed)
     NoGradGuard no_grad;
     m.weight.copy_(randn(m.weight.shape(), f64, gen));
     m.bias.copy_(randn(m.bias.shape(), f64, gen));
-}
-
-// gradcheck through the module for input, weight and bias: gradcheck passes its own copies, which
-// each call puts into the public members the forward reads (as PyTorch's functional_call does).
-template <class M>
-void check_module_gradients(M& module, const Tensor& x)
-{
-    const Tensor weight = module.weight, bias = module.bias;
-    auto fn = [&module](const std::vector<Tensor>& in) {
-        module.weight = in[1];
-        module.bias = in[2];
-        return module(in[0]);
-    };
-    const GradcheckResult r = gradcheck(fn, {x.requires_grad_(), weight, bias});
-    module.weight = weight;
-    module.bias = bias;
-    INFO(r.report);
-    CHECK(r.ok);
 }
 
 }  // namespace
