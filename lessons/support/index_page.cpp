@@ -1,0 +1,130 @@
+#include "lessons/support/index_page.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace tinyamp::lesson {
+namespace fs = std::filesystem;
+namespace {
+
+// result.txt holds one "key<TAB>value" per line; values never contain tabs or newlines.
+std::string clean(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\t', ' ');
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+std::string html(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+// The lesson text is kept beside lesson.cpp in the source tree; the index links a copy of it.
+void copy_readme(const std::string& folder, const fs::path& destination)
+{
+#ifdef TINYAMP_LESSONS_SOURCE_DIR
+    const fs::path source = fs::path(TINYAMP_LESSONS_SOURCE_DIR) / folder / "README.md";
+    std::error_code ignored;
+    if (fs::exists(source)) fs::copy_file(source, destination / "README.md", fs::copy_options::overwrite_existing, ignored);
+#else
+    (void)folder, (void)destination;
+#endif
+}
+
+}  // namespace
+
+void save_result(const LessonResult& r, const fs::path& out)
+{
+    std::ostringstream text;
+    text << "number\t" << r.number << "\ntitle\t" << clean(r.title) << "\nteaches\t" << clean(r.teaches) << "\nstatus\t"
+         << r.status << "\nchecks\t" << r.checks << "\nfailures\t" << r.failures << "\nnote\t" << clean(r.note) << '\n';
+    for (const std::string& line : r.key_results) text << "key\t" << clean(line) << '\n';
+    for (const Picture& p : r.pictures) text << "picture\t" << clean(p.file) << '\t' << clean(p.caption) << '\n';
+    io::write_file_atomically((out / r.folder / "result.txt").string(), text.str());
+    copy_readme(r.folder, out / r.folder);
+}
+
+std::vector<LessonResult> load_results(const fs::path& out)
+{
+    std::vector<LessonResult> results;
+    if (!fs::is_directory(out)) return results;
+    for (const fs::directory_entry& entry : fs::directory_iterator(out)) {
+        const fs::path file = entry.path() / "result.txt";
+        if (!entry.is_directory() || !fs::exists(file)) continue;
+        LessonResult r;
+        r.folder = entry.path().filename().string();
+        r.status = "unreadable";
+        std::ifstream in(file);
+        std::string line;
+        while (std::getline(in, line)) {
+            const std::size_t tab = line.find('\t');
+            if (tab == std::string::npos) continue;
+            const std::string key = line.substr(0, tab), value = line.substr(tab + 1);
+            try {
+                if (key == "number") r.number = std::stoi(value);
+                else if (key == "status") r.status = value;
+                else if (key == "checks") r.checks = std::stoi(value);
+                else if (key == "failures") r.failures = std::stoi(value);
+                else if (key == "note") r.note = value;
+                else if (key == "key") r.key_results.push_back(value);
+                else if (key == "title") r.title = value;
+                else if (key == "teaches") r.teaches = value;
+                else if (key == "picture") {
+                    const std::size_t second = value.find('\t');
+                    r.pictures.push_back({value.substr(0, second), second == std::string::npos ? "" : value.substr(second + 1)});
+                }
+            } catch (const std::exception&) {
+                r.status = "unreadable";
+                r.note = "result.txt has a bad line: " + line;
+                break;
+            }
+        }
+        results.push_back(std::move(r));
+    }
+    std::sort(results.begin(), results.end(), [](const LessonResult& a, const LessonResult& b) { return a.folder < b.folder; });
+    return results;
+}
+
+fs::path write_index(const fs::path& out)
+{
+    std::ostringstream page;
+    page << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tinyamp lessons</title>\n"
+         << "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}"
+            "h2{border-top:1px solid #ccc;padding-top:.6em}.passed{color:#2a7d3c}.failed{color:#c0392b}.skipped{color:#8a6d00}"
+            "figure{display:inline-block;margin:.5em;vertical-align:top;max-width:460px}img{max-width:460px;border:1px solid #ddd}"
+            "figcaption{font-size:.9em;color:#555}</style></head><body>\n"
+         << "<h1>tinyamp: the lessons</h1>\n<p>Each lesson said what to expect, showed it, and checked it. "
+            "Run one again with <code>tinyamp-tour --lesson N</code>.</p>\n";
+    for (const LessonResult& r : load_results(out)) {
+        page << "<h2 id=\"" << html(r.folder) << "\">" << r.number << ". " << html(r.title.empty() ? r.folder : r.title) << " <small class=\"" << html(r.status)
+             << "\">" << html(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
+        if (!r.teaches.empty()) page << "<p><b>Teaches:</b> " << html(r.teaches) << ". <a href=\"" << html(r.folder) << "/README.md\">Lesson text</a></p>\n";
+        if (!r.note.empty()) page << "<p><i>" << html(r.note) << "</i></p>\n";
+        page << "<ul>\n";
+        for (const std::string& line : r.key_results) page << "<li>" << html(line) << "</li>\n";
+        page << "</ul>\n";
+        for (const Picture& p : r.pictures) {
+            const std::string path = r.folder + "/" + p.file;
+            const bool image = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".svg";
+            page << "<figure>" << (image ? "<a href=\"" + html(path) + "\"><img src=\"" + html(path) + "\"></a>" : "<a href=\"" + html(path) + "\">" + html(p.file) + "</a>")
+                 << "<figcaption>" << html(p.caption) << "</figcaption></figure>\n";
+        }
+    }
+    page << "</body></html>\n";
+    const fs::path index = out / "index.html";
+    fs::create_directories(out);
+    io::write_file_atomically(index.string(), page.str());
+    return index;
+}
+
+}  // namespace tinyamp::lesson

@@ -1,0 +1,121 @@
+// Tests of the lessons' own machinery: the SVG charts, the result files behind the index page,
+// and the Lesson's claim bookkeeping.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lessons/support/index_page.h"
+#include "lessons/support/lesson.h"
+#include "lessons/support/svg_plot.h"
+
+using namespace tinyamp::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+
+int count(const std::string& text, const std::string& what)
+{
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+fs::path scratch_folder(const std::string& name)
+{
+    const fs::path folder = fs::temp_directory_path() / ("tinyamp_lesson_support_" + name);
+    fs::remove_all(folder);
+    return folder;
+}
+
+}  // namespace
+
+TEST_CASE("make_histogram counts each value once and clamps the ones outside")
+{
+    const Histogram h = make_histogram({-5.0, 0.1, 0.2, 0.9, 1.5, 7.0}, 0.0, 2.0, 4);
+    REQUIRE(h.edges.size() == 5);
+    CHECK(h.edges[1] == doctest::Approx(0.5));
+    CHECK(h.counts == std::vector<double>{3, 1, 0, 2});  // -5 joins the first bin, 7 the last
+    CHECK_THROWS_AS(make_histogram({1.0}, 1.0, 1.0, 4), std::invalid_argument);
+}
+
+TEST_CASE("a line plot draws one polyline per series and escapes its labels")
+{
+    LinePlot plot{"loss <f16>", "step", "loss", false, {{"f32", {0, 1, 2}, {3, 2, 1}, "", false}, {"bf16", {0, 1, 2}, {3, 2.5, 1.5}, "", true}}, {}, {}};
+    const std::string svg = render_svg(plot);
+    CHECK(svg.rfind("<svg", 0) == 0);
+    CHECK(count(svg, "<polyline") == 2);
+    CHECK(count(svg, "<circle") == 3);
+    CHECK(svg.find("loss &lt;f16&gt;") != std::string::npos);
+    plot.series[0].y.pop_back();
+    CHECK_THROWS_WITH_AS(render_svg(plot), doctest::Contains("3 x values but 2 y values"), std::invalid_argument);
+    CHECK_THROWS_AS(render_svg(LinePlot{}), std::invalid_argument);
+}
+
+TEST_CASE("a log plot leaves out the points it cannot draw and keeps its marks")
+{
+    LinePlot plot{"scale", "step", "loss scale", true, {{"scale", {0, 1, 2}, {65536, 0, 32768}, "", true}}, {}, {{65504, "f16 max", "#c00"}}};
+    const std::string svg = render_svg(plot);
+    CHECK(count(svg, "<circle") == 2);
+    CHECK(svg.find("f16 max") != std::string::npos);
+}
+
+TEST_CASE("a histogram draws a bar per non-empty bin and its marks")
+{
+    Histogram h = make_histogram({1, 1, 3}, 0, 4, 4);
+    h.x_marks.push_back({2.0, "f16 min", "#c00"});
+    const std::string svg = render_svg(h);
+    CHECK(count(svg, "<rect x=") == 2 + 1);  // two bars, plus the frame
+    CHECK(svg.find("f16 min") != std::string::npos);
+    h.counts.pop_back();
+    CHECK_THROWS_AS(render_svg(h), std::invalid_argument);
+}
+
+TEST_CASE("a lesson counts its claims and lists what it wrote")
+{
+    const fs::path folder = scratch_folder("claims");
+    Lesson L(LessonInfo{7, "demo", "Demo", "counting", nullptr}, folder);
+    CHECK(L.check(true, "a true claim"));
+    CHECK_FALSE(L.check(false, "a false claim"));
+    L.write_plot("p", LinePlot{"t", "x", "y", false, {{"s", {0, 1}, {0, 1}, "", false}}, {}, {}}, "a plot");
+    CHECK(L.checks() == 2);
+    CHECK(L.failures() == 1);
+    REQUIRE(L.pictures().size() == 1);
+    CHECK(fs::exists(folder / "p.svg"));
+    fs::remove_all(folder);
+}
+
+TEST_CASE("results saved by one run are read back for the index page")
+{
+    const fs::path out = scratch_folder("index");
+    LessonResult r;
+    r.number = 3;
+    r.folder = "03_demo";
+    r.title = "Demo <3>";
+    r.teaches = "tabs\tand newlines\nare flattened";
+    r.status = "failed";
+    r.checks = 5;
+    r.failures = 2;
+    r.key_results = {"one", "two"};
+    r.pictures = {{"g.svg", "the graph"}};
+    fs::create_directories(out / r.folder);
+    save_result(r, out);
+    const std::vector<LessonResult> back = load_results(out);
+    REQUIRE(back.size() == 1);
+    CHECK(back[0].number == 3);
+    CHECK(back[0].teaches == "tabs and newlines are flattened");
+    CHECK(back[0].status == "failed");
+    CHECK(back[0].failures == 2);
+    CHECK(back[0].key_results == std::vector<std::string>{"one", "two"});
+    REQUIRE(back[0].pictures.size() == 1);
+    CHECK(back[0].pictures[0].caption == "the graph");
+    std::ifstream in(write_index(out));
+    std::stringstream page;
+    page << in.rdbuf();
+    CHECK(page.str().find("Demo &lt;3&gt;") != std::string::npos);
+    CHECK(page.str().find("03_demo/g.svg") != std::string::npos);
+    CHECK(page.str().find("3/5 claims held") != std::string::npos);
+    fs::remove_all(out);
+}

@@ -1,0 +1,132 @@
+// The lessons' main(): runs every registered lesson in order (the tour, tinyamp-tour) or the one a
+// lesson program was built with (lesson_02 ...), writes each lesson's pictures into its own folder
+// and rebuilds OUT/index.html from every lesson folder found there.
+//
+//   tinyamp-tour [--out DIR] [--lesson N]... [--list]
+//
+// Exit status: 0 when every claim held, 1 when one did not (or a lesson threw), 77 when every lesson
+// that ran was skipped (the GPU lesson on a machine without one), 2 for bad options.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "lessons/support/index_page.h"
+#include "lessons/support/lesson.h"
+
+using namespace tinyamp;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string folder_name(const lesson::LessonInfo& info)
+{
+    char number[8];
+    std::snprintf(number, sizeof number, "%02d_", info.number);
+    return number + std::string(info.slug);
+}
+
+int usage(const char* program, const std::string& problem)
+{
+    if (!problem.empty()) std::cerr << program << ": " << problem << "\n";
+    std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list]\n"
+              << "  --out DIR     where the pictures and index.html go (default: tour-output)\n"
+              << "  --lesson N    run lesson N only (repeat for several); default: all, in order\n"
+              << "  --list        print the lessons and exit\n";
+    return problem.empty() ? 0 : 2;
+}
+
+// Runs one lesson; returns its result for the index page.
+lesson::LessonResult run_one(const lesson::LessonInfo& info, const fs::path& out)
+{
+    lesson::Lesson L(info, out / folder_name(info));
+    std::cout << "\n======== Lesson " << info.number << ": " << info.title << " ========\n"
+              << "(teaches: " << info.teaches << ")\n";
+    lesson::LessonResult result;
+    result.number = info.number;
+    result.folder = folder_name(info);
+    result.title = info.title;
+    result.teaches = info.teaches;
+    result.status = "passed";
+    try {
+        info.body(L);
+    } catch (const lesson::Skipped& skipped) {
+        result.status = "skipped";
+        result.note = skipped.what();
+        std::cout << "\n   SKIPPED: " << skipped.what() << '\n';
+    } catch (const std::exception& error) {
+        result.status = "failed";
+        result.note = std::string("the lesson stopped with an error: ") + error.what();
+        std::cout << "\n   ERROR: " << error.what() << '\n';
+    }
+    result.checks = L.checks();
+    result.failures = L.failures();
+    result.key_results = L.key_results();
+    result.pictures = L.pictures();
+    if (result.status == "passed" && L.failures() > 0) result.status = "failed";
+    if (result.status == "passed" && L.checks() == 0) {
+        result.status = "failed";
+        result.note = "the lesson checked none of its claims";
+    }
+    std::cout << "\n-- Lesson " << info.number << " key results:\n";
+    for (const std::string& line : result.key_results) std::cout << "   * " << line << '\n';
+    std::cout << "-- Lesson " << info.number << ": " << result.status << " (" << result.checks - result.failures << " of "
+              << result.checks << " claims held)\n";
+    lesson::save_result(result, out);
+    return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    fs::path out = "tour-output";
+    std::set<int> chosen;
+    bool list = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") return usage(argv[0], "");
+        if (arg == "--list") {
+            list = true;
+        } else if ((arg == "--out" || arg == "--lesson") && i + 1 < argc) {
+            const std::string value = argv[++i];
+            if (arg == "--out") {
+                out = value;
+            } else {
+                char* end = nullptr;
+                const long n = std::strtol(value.c_str(), &end, 10);
+                if (value.empty() || *end != '\0') return usage(argv[0], "--lesson takes a number, not '" + value + "'");
+                chosen.insert(static_cast<int>(n));
+            }
+        } else {
+            return usage(argv[0], "unknown option '" + arg + "'" + (arg == "--out" || arg == "--lesson" ? " (it needs a value)" : ""));
+        }
+    }
+    const std::vector<lesson::LessonInfo> lessons = lesson::registered_lessons();
+    if (list) {
+        for (const lesson::LessonInfo& info : lessons) std::cout << info.number << "  " << info.title << "  (" << info.teaches << ")\n";
+        return 0;
+    }
+    for (int n : chosen) {
+        bool known = false;
+        for (const lesson::LessonInfo& info : lessons) known = known || info.number == n;
+        if (!known) return usage(argv[0], "there is no lesson " + std::to_string(n) + " in this program (--list shows them)");
+    }
+
+    int failed = 0, skipped = 0, ran = 0;
+    for (const lesson::LessonInfo& info : lessons) {
+        if (!chosen.empty() && !chosen.count(info.number)) continue;
+        const lesson::LessonResult result = run_one(info, out);
+        ++ran;
+        failed += result.status == "failed";
+        skipped += result.status == "skipped";
+    }
+    const fs::path index = lesson::write_index(out);
+    std::cout << "\n======== " << ran << " lesson(s): " << ran - failed - skipped << " passed, " << failed << " failed, " << skipped
+              << " skipped\nPictures and the index: " << fs::absolute(index).string() << '\n';
+    if (failed) return 1;
+    return skipped == ran ? 77 : 0;
+}
