@@ -31,18 +31,19 @@ void show_in_each(double value)
         std::printf("     %-4s %-14.9g bits %s\n", dtype_name(d), stored(value, d), bit_pattern(value, d).c_str());
 }
 
-// Measures the gap from x = 2^e to the next number of `d`: the smallest power of two that,
-// added to x, does not round back to x. (A half gap is a tie, and ties go to x, the even one.)
+// Measures the gap from x = 2^e to the next number of `d`: add ever larger powers of two to x
+// until the sum no longer rounds back to x; what it rounds to is the next number.
 lesson::Series spacing_series(DType d, const char* color)
 {
     lesson::Series s{dtype_name(d), {}, {}, color, false};
     for (int e = -30; e <= 40; ++e) {
         const double x = std::ldexp(1.0, e);
         if (x > traits(d).max) break;
+        if (x < traits(d).min_subnormal) continue;  // 0 in this format: no neighbour to measure
         int k = e - 60;
         while (stored(x + std::ldexp(1.0, k), d) == stored(x, d)) ++k;
         s.x.push_back(e);
-        s.y.push_back(std::ldexp(1.0, k));
+        s.y.push_back(stored(x + std::ldexp(1.0, k), d) - x);
     }
     return s;
 }

@@ -35,6 +35,7 @@ std::string number(double v)
 // The plotting area and the mapping from data to pixels.
 struct Frame {
     double x0, x1, y0, y1;          // data range
+    double x_step, y_step;          // tick spacing
     double left, right, top, bottom;  // pixel box
     double px(double x) const { return left + (x - x0) / (x1 - x0) * (right - left); }
     double py(double y) const { return bottom - (y - y0) / (y1 - y0) * (bottom - top); }
@@ -47,6 +48,20 @@ void widen_if_flat(double& lo, double& hi)
         lo -= pad;
         hi += pad;
     }
+}
+
+// A "nice" tick step (1, 2 or 5 times a power of ten) giving about 5 ticks over [lo, hi]; the range
+// is widened to whole steps so the ticks sit on the frame. `whole` keeps steps >= 1 (log axes: powers of 10).
+double nice_ticks(double& lo, double& hi, bool whole)
+{
+    widen_if_flat(lo, hi);
+    const double raw = (hi - lo) / 5;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = power * (raw / power <= 1 ? 1 : raw / power <= 2 ? 2 : raw / power <= 5 ? 5 : 10);
+    if (whole) step = std::max(1.0, std::ceil(step));
+    lo = std::floor(lo / step) * step;
+    hi = std::ceil(hi / step) * step;
+    return step;
 }
 
 void header(std::ostringstream& svg, int width, int height, const std::string& title)
@@ -63,13 +78,12 @@ void axes(std::ostringstream& svg, const Frame& f, const std::string& x_label, c
 {
     svg << "<rect x=\"" << f.left << "\" y=\"" << f.top << "\" width=\"" << f.right - f.left << "\" height=\"" << f.bottom - f.top
         << "\" fill=\"none\" stroke=\"#444\"/>\n";
-    for (int i = 0; i <= 4; ++i) {
-        const double x = f.x0 + (f.x1 - f.x0) * i / 4, y = f.y0 + (f.y1 - f.y0) * i / 4;
-        svg << "<text x=\"" << f.px(x) << "\" y=\"" << f.bottom + 16 << "\" text-anchor=\"middle\">" << number(x) << "</text>\n"
-            << "<text x=\"" << f.left - 6 << "\" y=\"" << f.py(y) + 4 << "\" text-anchor=\"end\">" << y_label_of(y) << "</text>\n"
+    for (double x = f.x0; x <= f.x1 + f.x_step / 2; x += f.x_step)
+        svg << "<text x=\"" << f.px(x) << "\" y=\"" << f.bottom + 16 << "\" text-anchor=\"middle\">" << number(x) << "</text>\n";
+    for (double y = f.y0; y <= f.y1 + f.y_step / 2; y += f.y_step)
+        svg << "<text x=\"" << f.left - 6 << "\" y=\"" << f.py(y) + 4 << "\" text-anchor=\"end\">" << y_label_of(y) << "</text>\n"
             << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << f.py(y) << "\" y2=\"" << f.py(y)
             << "\" stroke=\"#eee\"/>\n";
-    }
     svg << "<text x=\"" << (f.left + f.right) / 2 << "\" y=\"" << f.bottom + 34 << "\" text-anchor=\"middle\">" << escape(x_label)
         << "</text>\n"
         << "<text transform=\"translate(16," << (f.top + f.bottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
@@ -122,13 +136,13 @@ std::string render_svg(const LinePlot& plot, int width, int height)
     for (const Mark& m : plot.y_marks)
         if (!plot.log_y || m.at > 0) y0 = std::min(y0, y_of(m.at)), y1 = std::max(y1, y_of(m.at));
     if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;  // nothing finite to draw: an empty frame
-    widen_if_flat(x0, x1);
-    widen_if_flat(y0, y1);
-    const Frame f{x0, x1, y0, y1, 70.0, width - 20.0, 36.0, height - 60.0};
+    const double x_step = nice_ticks(x0, x1, false);
+    const double y_step = nice_ticks(y0, y1, plot.log_y);
+    const Frame f{x0, x1, y0, y1, x_step, y_step, 70.0, width - 20.0, 36.0, height - 60.0};
 
     std::ostringstream svg;
     header(svg, width, height, plot.title);
-    axes(svg, f, plot.x_label, plot.y_label, [&](double y) { return plot.log_y ? "1e" + number(std::round(y * 10) / 10) : number(y); });
+    axes(svg, f, plot.x_label, plot.y_label, [&](double y) { return plot.log_y ? "1e" + number(std::round(y)) : number(y); });
     vertical_marks(svg, f, plot.x_marks);
     for (const Mark& m : plot.y_marks) {
         if (plot.log_y && m.at <= 0) continue;
@@ -162,8 +176,10 @@ std::string render_svg(const Histogram& plot, int width, int height)
     if (plot.counts.empty() || plot.edges.size() != plot.counts.size() + 1)
         throw std::invalid_argument("render_svg: histogram '" + plot.title + "' needs counts.size() + 1 edges (has " +
                                     std::to_string(plot.edges.size()) + " edges for " + std::to_string(plot.counts.size()) + " counts)");
-    const double top_count = std::max(1.0, *std::max_element(plot.counts.begin(), plot.counts.end()));
-    const Frame f{plot.edges.front(), plot.edges.back(), 0.0, top_count, 70.0, width - 20.0, 36.0, height - 60.0};
+    double x0 = plot.edges.front(), x1 = plot.edges.back(), y0 = 0, y1 = std::max(1.0, *std::max_element(plot.counts.begin(), plot.counts.end()));
+    const double x_step = nice_ticks(x0, x1, false);
+    const double y_step = nice_ticks(y0, y1, true);
+    const Frame f{x0, x1, y0, y1, x_step, y_step, 70.0, width - 20.0, 36.0, height - 60.0};
     std::ostringstream svg;
     header(svg, width, height, plot.title);
     axes(svg, f, plot.x_label, "count", [](double y) { return number(std::round(y)); });

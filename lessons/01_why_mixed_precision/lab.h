@@ -1,0 +1,19 @@
+#pragma once
+// Lab 1: counting bytes. Write these in lab.cpp; lab_test.cpp checks them (lab_01, or labs -ts=lab01).
+#include <functional>
+
+#include <tinyamp/tinyamp.h>
+
+namespace tinyamp::lab01 {
+
+/// The bytes a tensor's elements take: its number of elements times the size of its dtype.
+std::int64_t bytes_of(const Tensor& t);
+
+/// The bytes all of a module's parameters take, in whatever dtypes they are.
+std::int64_t parameter_bytes(const nn::Module& module);
+
+/// Calls `make` and returns how many bytes of `dtype` the allocator holds for its result: the
+/// live bytes of `dtype` after the call minus those before (read them with memory_stats()).
+std::int64_t bytes_allocated_by(const std::function<Tensor()>& make, DType dtype);
+
+}  // namespace tinyamp::lab01
