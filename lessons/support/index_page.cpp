@@ -109,6 +109,12 @@ fs::path write_index(const fs::path& out)
         page << "<h2 id=\"" << html(r.folder) << "\">" << r.number << ". " << html(r.title.empty() ? r.folder : r.title) << " <small class=\"" << html(r.status)
              << "\">" << html(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
         if (!r.teaches.empty()) page << "<p><b>Teaches:</b> " << html(r.teaches) << ". <a href=\"" << html(r.folder) << "/README.md\">Lesson text</a></p>\n";
+        if (std::ifstream text{out / r.folder / "README.md"}) {
+            std::stringstream readme;
+            readme << text.rdbuf();
+            page << "<details><summary>Read the lesson text here</summary><pre style=\"white-space:pre-wrap\">" << html(readme.str())
+                 << "</pre></details>\n";
+        }
         if (!r.note.empty()) page << "<p><i>" << html(r.note) << "</i></p>\n";
         page << "<ul>\n";
         for (const std::string& line : r.key_results) page << "<li>" << html(line) << "</li>\n";

@@ -66,3 +66,57 @@ TEST_CASE("StepLR state round trip and refusals")
     CHECK(test::error_message([&] { restored.load_state_dict(two_groups); }, ErrorKind::value).find("2 base learning rates") !=
           std::string::npos);
 }
+
+namespace {
+
+// Collects the warnings given while alive.
+struct CapturedWarnings {
+    std::vector<std::string> messages;
+    WarningHandler previous = set_warning_handler([this](const std::string& m) { messages.push_back(m); });
+    ~CapturedWarnings() { set_warning_handler(previous); }
+};
+
+}  // namespace
+
+TEST_CASE("StepLR warns once, as PyTorch does, when it steps before the optimizer ever did")
+{
+    const Tensor w = ones({1}, f32).requires_grad_();
+    optim::SGD opt({w}, {.lr = 0.1});
+    optim::StepLR scheduler(opt, 1, 0.5);
+    CapturedWarnings captured;
+    scheduler.step();
+    scheduler.step();
+    REQUIRE(captured.messages.size() == 1);
+    CHECK(captured.messages[0].find("Detected call of `lr_scheduler.step()` before `optimizer.step()`") == 0);
+    CHECK(opt.step_calls() == 0);
+}
+
+TEST_CASE("StepLR does not warn when the optimizer stepped first")
+{
+    const Tensor w = ones({1}, f32).requires_grad_();
+    optim::SGD opt({w}, {.lr = 0.1});
+    optim::StepLR scheduler(opt, 1, 0.5);
+    CapturedWarnings captured;
+    w.set_grad(ones({1}, f32));
+    opt.step();
+    scheduler.step();
+    CHECK(opt.step_calls() == 1);
+    CHECK(captured.messages.empty());
+}
+
+TEST_CASE("StepLR warns after a GradScaler skipped the first step for an inf gradient")
+{
+    const Tensor w = ones({1}, f32).requires_grad_();
+    optim::SGD opt({w}, {.lr = 0.1});
+    optim::StepLR scheduler(opt, 1, 0.5);
+    amp::GradScaler scaler("cpu");
+    CapturedWarnings captured;
+    scaler.scale(sum(mul(w, 1e38))).backward();  // d/dw = 1e38 x 65536: inf in f32
+    scaler.step(opt);                             // found inf: optimizer.step() is skipped
+    scaler.update();
+    scheduler.step();
+    CHECK(opt.step_calls() == 0);
+    CHECK(w.item() == 1.0);
+    REQUIRE(captured.messages.size() == 1);
+    CHECK(captured.messages[0].find("GradScaler") != std::string::npos);
+}

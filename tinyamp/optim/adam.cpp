@@ -35,7 +35,7 @@ Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled_w
 AdamW::AdamW(std::vector<Tensor> params, AdamWOptions options) : Adam(one_group(std::move(params), options.lr), as_adam(options), true) {}
 AdamW::AdamW(std::vector<ParamGroup> groups, AdamWOptions options) : Adam(std::move(groups), as_adam(options), true) {}
 
-void Adam::step()
+void Adam::apply_update()
 {
     NoGradGuard no_grad;
     const AdamOptions o = options_;

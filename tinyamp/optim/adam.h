@@ -34,10 +34,10 @@ public:
     /// Several groups, each with its own lr (options.lr for a group without one); the other
     /// options are shared.
     Adam(std::vector<ParamGroup> groups, AdamOptions options = {});
-    void step() override;
     std::string type_name() const override { return decoupled_ ? "AdamW" : "Adam"; }
 
 protected:
+    void apply_update() override;
     Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled_weight_decay);
     std::map<std::string, double> options() const override;
     void set_options(const std::map<std::string, double>& options) override;

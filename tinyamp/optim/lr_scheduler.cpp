@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tinyamp/core/warning.h"
+
 namespace tinyamp::optim {
 
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma) : optimizer_(optimizer), step_size_(step_size), gamma_(gamma)
@@ -27,6 +29,14 @@ void StepLR::apply()
 
 void StepLR::step()
 {
+    // PyTorch's check, at the first step only: the schedule was meant to follow optimizer steps.
+    // Under AMP it also fires when a GradScaler skipped the first steps (inf/NaN gradients while
+    // the scale was still too large); then it is harmless.
+    if (calls_++ == 0 && optimizer_.step_calls() == 0)
+        warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. Call optimizer.step() (or "
+             "scaler.step(optimizer)) before scheduler.step(); otherwise the first value of the learning rate "
+             "schedule is skipped. With a GradScaler this also happens when the first steps were skipped for "
+             "inf/NaN gradients: compare scaler.get_scale() before and after scaler.update() to tell.");
     ++last_epoch_;
     apply();
 }

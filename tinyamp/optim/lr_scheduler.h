@@ -24,7 +24,8 @@ class StepLR {
 public:
     StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
     /// Advances one epoch: lr = base_lr * gamma^(last_epoch / step_size) (integer division),
-    /// computed from the base each time so no rounding error builds up.
+    /// computed from the base each time so no rounding error builds up. The first call warns,
+    /// as PyTorch does, if the optimizer has not stepped yet.
     void step();
     /// The lrs this scheduler last set (the groups' lrs when it was made, before any step()).
     const std::vector<double>& get_last_lr() const { return last_lrs_; }
@@ -43,6 +44,7 @@ private:
     std::int64_t step_size_;
     double gamma_;
     std::int64_t last_epoch_ = 0;
+    std::int64_t calls_ = 0;  // step() calls on this object (last_epoch_ may come from a state dict)
     std::vector<double> base_lrs_;
     std::vector<double> last_lrs_;
 };

@@ -36,6 +36,12 @@ Optimizer::Optimizer(std::vector<ParamGroup> groups, double default_lr) : groups
     TINYAMP_CHECK(!seen.empty(), value, "optimizer got an empty parameter list");
 }
 
+void Optimizer::step()
+{
+    ++step_calls_;
+    apply_update();
+}
+
 void Optimizer::zero_grad()
 {
     for (const ParamGroup& g : groups_)

@@ -50,7 +50,10 @@ public:
     Optimizer& operator=(const Optimizer&) = delete;
 
     /// One update from the current gradients; parameters without a gradient are left alone.
-    virtual void step() = 0;
+    void step();
+    /// How many times step() has run. An LR scheduler reads it to warn when it steps first, as
+    /// PyTorch's do (a GradScaler that skips the first steps for inf/NaN gradients causes that).
+    std::int64_t step_calls() const { return step_calls_; }
     virtual std::string type_name() const = 0;
     /// Drops every gradient (PyTorch's zero_grad(set_to_none=True)).
     void zero_grad();
@@ -68,6 +71,8 @@ public:
     void load_state_dict(const OptimizerStateDict& state);
 
 protected:
+    /// The update rule itself (SGD's, Adam's); step() counts the call and runs it.
+    virtual void apply_update() = 0;
     /// The state of parameter `index` (numbered across groups), created empty on first use.
     std::map<std::string, Tensor>& state_at(std::size_t index) { return state_[index]; }
     /// The hyperparameters of this optimizer other than lr, for state_dict. They are shared by all
@@ -92,6 +97,7 @@ protected:
     }
 
 private:
+    std::int64_t step_calls_ = 0;
     std::vector<ParamGroup> groups_;
     std::map<std::size_t, std::map<std::string, Tensor>> state_;
 };

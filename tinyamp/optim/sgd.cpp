@@ -21,7 +21,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options) : SGD(std::vector<Param
 
 SGD::SGD(std::vector<ParamGroup> groups, SGDOptions options) : Optimizer(std::move(groups), options.lr), options_(options) { check(options); }
 
-void SGD::step()
+void SGD::apply_update()
 {
     NoGradGuard no_grad;
     const SGDOptions o = options_;

@@ -21,12 +21,12 @@ public:
     /// Several groups, each with its own lr (options.lr for a group without one); the other
     /// options are shared.
     SGD(std::vector<ParamGroup> groups, SGDOptions options);
-    void step() override;
     std::string type_name() const override { return "SGD"; }
     /// The momentum buffer of a parameter (undefined before its first step).
     Tensor momentum_buffer(const Tensor& param) const;
 
 protected:
+    void apply_update() override;
     std::map<std::string, double> options() const override;
     void set_options(const std::map<std::string, double>& options) override;
     std::vector<std::string> state_names() const override { return {"momentum_buffer"}; }
