@@ -23,6 +23,7 @@ fi
 echo "== ASan + UBSan build, tests not labelled long or training"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  LSAN_OPTIONS="suppressions=$root/scripts/lsan-suppressions.txt" \
   ctest --output-on-failure -j "$jobs" -LE 'long|training')
 
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
