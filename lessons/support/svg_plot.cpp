@@ -10,6 +10,9 @@
 namespace tinyamp::lesson {
 namespace {
 
+// A white outline behind a mark's label keeps it readable where it crosses bars or lines.
+const char* const kHalo = "paint-order=\"stroke\" stroke=\"white\" stroke-width=\"3\"";
+
 const char* const kPalette[] = {"#3c78dc", "#e8862a", "#2a9d5c", "#b04bc9", "#d64545", "#6b6b6b"};
 
 std::string escape(const std::string& text)
@@ -96,7 +99,7 @@ void vertical_marks(std::ostringstream& svg, const Frame& f, const std::vector<M
         if (m.at < f.x0 || m.at > f.x1) continue;
         svg << "<line x1=\"" << f.px(m.at) << "\" x2=\"" << f.px(m.at) << "\" y1=\"" << f.top << "\" y2=\"" << f.bottom
             << "\" stroke=\"" << m.color << "\" stroke-dasharray=\"5,3\"/>\n"
-            << "<text x=\"" << f.px(m.at) + 3 << "\" y=\"" << f.top + 12 << "\" fill=\"" << m.color
+            << "<text x=\"" << f.px(m.at) + 3 << "\" y=\"" << f.top + 12 << "\" " << kHalo << " fill=\"" << m.color
             << "\" transform=\"rotate(90," << f.px(m.at) + 3 << "," << f.top + 12 << ")\">" << escape(m.label) << "</text>\n";
     }
 }
@@ -149,7 +152,7 @@ std::string render_svg(const LinePlot& plot, int width, int height)
         const double y = f.py(y_of(m.at));
         svg << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << y << "\" y2=\"" << y << "\" stroke=\"" << m.color
             << "\" stroke-dasharray=\"5,3\"/>\n"
-            << "<text x=\"" << f.right - 4 << "\" y=\"" << y - 4 << "\" text-anchor=\"end\" fill=\"" << m.color << "\">"
+            << "<text x=\"" << f.right - 4 << "\" y=\"" << y - 4 << "\" text-anchor=\"end\" " << kHalo << " fill=\"" << m.color << "\">"
             << escape(m.label) << "</text>\n";
     }
     int index = 0;
