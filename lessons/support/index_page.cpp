@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "lessons/support/svg_plot.h"
+
 namespace tinyamp::lesson {
 namespace fs = std::filesystem;
 namespace {
@@ -14,19 +16,6 @@ std::string clean(std::string text)
     std::replace(text.begin(), text.end(), '\t', ' ');
     std::replace(text.begin(), text.end(), '\n', ' ');
     return text;
-}
-
-std::string html(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
 }
 
 // The lesson text is kept beside lesson.cpp in the source tree; the index links a copy of it.
@@ -106,24 +95,24 @@ fs::path write_index(const fs::path& out)
          << "<h1>tinyamp: the lessons</h1>\n<p>Each lesson said what to expect, showed it, and checked it. "
             "Run one again with <code>tinyamp-tour --lesson N</code>.</p>\n";
     for (const LessonResult& r : load_results(out)) {
-        page << "<h2 id=\"" << html(r.folder) << "\">" << r.number << ". " << html(r.title.empty() ? r.folder : r.title) << " <small class=\"" << html(r.status)
-             << "\">" << html(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
-        if (!r.teaches.empty()) page << "<p><b>Teaches:</b> " << html(r.teaches) << ". <a href=\"" << html(r.folder) << "/README.md\">Lesson text</a></p>\n";
+        page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
+             << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
+        if (!r.teaches.empty()) page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << ". <a href=\"" << escape_xml(r.folder) << "/README.md\">Lesson text</a></p>\n";
         if (std::ifstream text{out / r.folder / "README.md"}) {
             std::stringstream readme;
             readme << text.rdbuf();
-            page << "<details><summary>Read the lesson text here</summary><pre style=\"white-space:pre-wrap\">" << html(readme.str())
+            page << "<details><summary>Read the lesson text here</summary><pre style=\"white-space:pre-wrap\">" << escape_xml(readme.str())
                  << "</pre></details>\n";
         }
-        if (!r.note.empty()) page << "<p><i>" << html(r.note) << "</i></p>\n";
+        if (!r.note.empty()) page << "<p><i>" << escape_xml(r.note) << "</i></p>\n";
         page << "<ul>\n";
-        for (const std::string& line : r.key_results) page << "<li>" << html(line) << "</li>\n";
+        for (const std::string& line : r.key_results) page << "<li>" << escape_xml(line) << "</li>\n";
         page << "</ul>\n";
         for (const Picture& p : r.pictures) {
             const std::string path = r.folder + "/" + p.file;
             const bool image = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".svg";
-            page << "<figure>" << (image ? "<a href=\"" + html(path) + "\"><img src=\"" + html(path) + "\"></a>" : "<a href=\"" + html(path) + "\">" + html(p.file) + "</a>")
-                 << "<figcaption>" << html(p.caption) << "</figcaption></figure>\n";
+            page << "<figure>" << (image ? "<a href=\"" + escape_xml(path) + "\"><img src=\"" + escape_xml(path) + "\"></a>" : "<a href=\"" + escape_xml(path) + "\">" + escape_xml(p.file) + "</a>")
+                 << "<figcaption>" << escape_xml(p.caption) << "</figcaption></figure>\n";
         }
     }
     page << "</body></html>\n";

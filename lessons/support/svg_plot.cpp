@@ -15,19 +15,6 @@ const char* const kHalo = "paint-order=\"stroke\" stroke=\"white\" stroke-width=
 
 const char* const kPalette[] = {"#3c78dc", "#e8862a", "#2a9d5c", "#b04bc9", "#d64545", "#6b6b6b"};
 
-std::string escape(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
-
 std::string number(double v)
 {
     char buffer[32];
@@ -72,7 +59,7 @@ void header(std::ostringstream& svg, int width, int height, const std::string& t
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
         << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
         << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        << "<text x=\"" << width / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">" << escape(title) << "</text>\n";
+        << "<text x=\"" << width / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">" << escape_xml(title) << "</text>\n";
 }
 
 // Axes with 5 ticks each; `y_label_of` turns a y coordinate into its printed label (log axes print 10^k).
@@ -87,10 +74,10 @@ void axes(std::ostringstream& svg, const Frame& f, const std::string& x_label, c
         svg << "<text x=\"" << f.left - 6 << "\" y=\"" << f.py(y) + 4 << "\" text-anchor=\"end\">" << y_label_of(y) << "</text>\n"
             << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << f.py(y) << "\" y2=\"" << f.py(y)
             << "\" stroke=\"#eee\"/>\n";
-    svg << "<text x=\"" << (f.left + f.right) / 2 << "\" y=\"" << f.bottom + 34 << "\" text-anchor=\"middle\">" << escape(x_label)
+    svg << "<text x=\"" << (f.left + f.right) / 2 << "\" y=\"" << f.bottom + 34 << "\" text-anchor=\"middle\">" << escape_xml(x_label)
         << "</text>\n"
         << "<text transform=\"translate(16," << (f.top + f.bottom) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-        << escape(y_label) << "</text>\n";
+        << escape_xml(y_label) << "</text>\n";
 }
 
 void vertical_marks(std::ostringstream& svg, const Frame& f, const std::vector<Mark>& marks)
@@ -100,11 +87,24 @@ void vertical_marks(std::ostringstream& svg, const Frame& f, const std::vector<M
         svg << "<line x1=\"" << f.px(m.at) << "\" x2=\"" << f.px(m.at) << "\" y1=\"" << f.top << "\" y2=\"" << f.bottom
             << "\" stroke=\"" << m.color << "\" stroke-dasharray=\"5,3\"/>\n"
             << "<text x=\"" << f.px(m.at) + 3 << "\" y=\"" << f.top + 12 << "\" " << kHalo << " fill=\"" << m.color
-            << "\" transform=\"rotate(90," << f.px(m.at) + 3 << "," << f.top + 12 << ")\">" << escape(m.label) << "</text>\n";
+            << "\" transform=\"rotate(90," << f.px(m.at) + 3 << "," << f.top + 12 << ")\">" << escape_xml(m.label) << "</text>\n";
     }
 }
 
 }  // namespace
+
+std::string escape_xml(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
 
 Histogram make_histogram(const std::vector<double>& values, double lo, double hi, int bins)
 {
@@ -153,7 +153,7 @@ std::string render_svg(const LinePlot& plot, int width, int height)
         svg << "<line x1=\"" << f.left << "\" x2=\"" << f.right << "\" y1=\"" << y << "\" y2=\"" << y << "\" stroke=\"" << m.color
             << "\" stroke-dasharray=\"5,3\"/>\n"
             << "<text x=\"" << f.right - 4 << "\" y=\"" << y - 4 << "\" text-anchor=\"end\" " << kHalo << " fill=\"" << m.color << "\">"
-            << escape(m.label) << "</text>\n";
+            << escape_xml(m.label) << "</text>\n";
     }
     int index = 0;
     for (const Series& s : plot.series) {
@@ -167,7 +167,7 @@ std::string render_svg(const LinePlot& plot, int width, int height)
                 if (std::isfinite(s.y[i]) && (!plot.log_y || s.y[i] > 0))
                     svg << "<circle cx=\"" << f.px(s.x[i]) << "\" cy=\"" << f.py(y_of(s.y[i])) << "\" r=\"3\" fill=\"" << color << "\"/>\n";
         svg << "<rect x=\"" << f.left + 10 << "\" y=\"" << f.top + 8 + 18 * index << "\" width=\"12\" height=\"12\" fill=\"" << color
-            << "\"/><text x=\"" << f.left + 28 << "\" y=\"" << f.top + 18 + 18 * index << "\">" << escape(s.label) << "</text>\n";
+            << "\"/><text x=\"" << f.left + 28 << "\" y=\"" << f.top + 18 + 18 * index << "\">" << escape_xml(s.label) << "</text>\n";
         ++index;
     }
     svg << "</svg>\n";

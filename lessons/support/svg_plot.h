@@ -45,6 +45,9 @@ struct Histogram {
 /// counted in the first or last bin).
 Histogram make_histogram(const std::vector<double>& values, double lo, double hi, int bins);
 
+/// `text` with <, >, & and " written as XML entities (for SVG and HTML).
+std::string escape_xml(const std::string& text);
+
 /// The SVG text (width x height pixels). Throws std::invalid_argument naming the problem when the
 /// data cannot be drawn (no series, x/y of different lengths, edges/counts mismatch).
 std::string render_svg(const LinePlot& plot, int width = 640, int height = 400);
