@@ -109,7 +109,7 @@ Tensor as_stack(const Tensor& m, const Shape& batch)
     return layout::reshape(layout::expand(m, full), {numel(batch), m.size(-2), m.size(-1)});
 }
 
-void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors)
+void check_same_float_dtype(const char* op, const char* operands, std::initializer_list<Tensor> tensors)
 {
     // The common case first, without building anything: one floating dtype for all.
     const Tensor* first = nullptr;
@@ -342,7 +342,11 @@ struct LinearOp {
         // x as rows [rows, in] times weight^T, read in place; the GEMM's epilogue adds the bias to
         // each row before the one rounding, as PyTorch's addmm(bias, x, weight^T).
         Tensor out = empty({rows, out_features}, x.dtype(), device);
-        detail::gemm_bias_into(layout::reshape(x, {rows, x.size(-1)}), layout::t(weight), bias, detail::BiasAcross::each_row, out);
+        // A 2-D x is already the rows: no views to make (on tiny layers they cost more than the product).
+        const bool is_matrix = x.dim() == 2;
+        detail::gemm_bias_into(is_matrix ? x : layout::reshape(x, {rows, x.size(-1)}), layout::t(weight), bias, detail::BiasAcross::each_row,
+                               out);
+        if (is_matrix) return out;
         Shape shape = x.shape();
         shape.back() = out_features;
         return layout::view(out, shape);
