@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernels/cpu/convert.h"
+#include "kernels/cpu/panel_transpose.h"
 
 namespace tinyamp::kernels::cpu::blocked {
 namespace {
@@ -49,18 +50,13 @@ void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t
 {
     const std::int64_t panels = (rows + width - 1) / width, panel_size = k * width;
     if (!x.transposed) {
-        // Row r of op(X) is k contiguous values. A panel is written step by step, in the order it
-        // is stored (sequential stores), reading its `width` rows side by side; f16/bf16 rows are
-        // widened into scratch first.
+        // Row r of op(X) is k contiguous values: a panel is their transpose (panel_transpose.h);
+        // f16/bf16 rows are widened into scratch first.
         const float* row_values[kMaxPanelWidth];
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t live = std::min(width, rows - q * width);
             for (std::int64_t r = 0; r < live; ++r) row_values[r] = as_f32(x.data + (row0 + q * width + r) * x.ld, k, scratch + r * k);
-            float* slot = dst + q * panel_size;
-            for (std::int64_t p = 0; p < k; ++p, slot += width) {
-                for (std::int64_t r = 0; r < live; ++r) slot[r] = row_values[r][p];
-                for (std::int64_t r = live; r < width; ++r) slot[r] = 0.0f;  // the last panel's missing rows
-            }
+            transpose_into_panel(row_values, live, k, width, dst + q * panel_size);
         }
         return;
     }
