@@ -24,11 +24,15 @@ TEST_CASE("transpose_into_panel_reference lays rows side by side and zero-fills 
     CHECK(panel == std::vector<float>{1, 4, 0, 0, 2, 5, 0, 0, 3, 6, 0, 0});
 }
 
-TEST_CASE("transpose_into_panel gives the reference's bits")
+namespace {
+
+// The fast version against the reference over many panel shapes. Rows start `misalign` 16-bit
+// units into the buffer: the bf16-pair packing reads 32-bit words at any bf16.
+template <class Word>
+void check_fast_matches_reference(std::uint32_t seed, std::int64_t misalign)
 {
-    MESSAGE("features in use: " << cpu_features().str());
-    const std::uint32_t seed = 7;
     CAPTURE(seed);
+    CAPTURE(misalign);
     std::mt19937 random(seed);
     for (const std::int64_t width : {6, 8, 16, 32})
         for (const std::int64_t live : {0, 1, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32})
@@ -37,14 +41,45 @@ TEST_CASE("transpose_into_panel gives the reference's bits")
                 CAPTURE(width);
                 CAPTURE(live);
                 CAPTURE(k);
-                const std::int64_t ld = k + 3;  // rows apart in memory, as in a wider matrix
-                std::vector<float> source(std::size_t(live * ld));
-                for (float& v : source) v = std::bit_cast<float>(std::uint32_t(random()));
-                std::vector<const float*> rows;
-                for (std::int64_t r = 0; r < live; ++r) rows.push_back(source.data() + r * ld);
-                std::vector<float> fast(std::size_t(k * width), 1.0f), reference(std::size_t(k * width), 2.0f);
+                const std::int64_t ld = 2 * (k + 3);  // in 16-bit units: rows apart, as in a wider matrix
+                std::vector<std::uint16_t> source(std::size_t(live * ld + misalign));
+                for (std::uint16_t& v : source) v = std::uint16_t(random());  // any bits, NaN payloads included
+                std::vector<const Word*> rows;
+                for (std::int64_t r = 0; r < live; ++r) rows.push_back(reinterpret_cast<const Word*>(source.data() + misalign + r * ld));
+                std::vector<Word> fast(std::size_t(k * width), Word(1)), reference(std::size_t(k * width), Word(2));
                 blocked::transpose_into_panel(rows.data(), live, k, width, fast.data());
                 blocked::transpose_into_panel_reference(rows.data(), live, k, width, reference.data());
-                CHECK(std::memcmp(fast.data(), reference.data(), fast.size() * sizeof(float)) == 0);
+                CHECK(std::memcmp(fast.data(), reference.data(), fast.size() * sizeof(Word)) == 0);
             }
+}
+
+}  // namespace
+
+TEST_CASE("transpose_into_panel gives the reference's bits, for f32 and for bf16 pairs at any bf16")
+{
+    MESSAGE("features in use: " << cpu_features().str());
+    check_fast_matches_reference<float>(7, 0);
+    check_fast_matches_reference<std::uint32_t>(8, 0);
+    check_fast_matches_reference<std::uint32_t>(9, 1);
+}
+
+TEST_CASE("transpose_into_panel against the definition: 8 x 8 blocks, leftover rows and steps, zero rows")
+{
+    // 13 live rows of a 16-wide panel, 17 steps: one 8 x 8 block row, the rest element by element.
+    // The panel starts at 9, so a slot the fast version missed would show.
+    const std::uint32_t seed = 7;
+    CAPTURE(seed);
+    std::mt19937 random(seed);
+    std::vector<float> source(16 * 20);
+    for (float& v : source) v = float(random() % 1000);
+    std::vector<const float*> rows;
+    for (std::int64_t r = 0; r < 13; ++r) rows.push_back(source.data() + r * 20);
+    std::vector<float> panel(std::size_t(17 * 16), 9.0f);
+    blocked::transpose_into_panel(rows.data(), 13, 17, 16, panel.data());
+    for (std::int64_t p = 0; p < 17; ++p)
+        for (std::int64_t r = 0; r < 16; ++r) {
+            CAPTURE(p);
+            CAPTURE(r);
+            CHECK(panel[std::size_t(p * 16 + r)] == (r < 13 ? rows[std::size_t(r)][p] : 0.0f));
+        }
 }
