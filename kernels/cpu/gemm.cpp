@@ -79,7 +79,12 @@ void gemm_small(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64
         for (std::int64_t p = 0; p < k; ++p) {
             const Acc a_ip = load(trans_a == Transpose::yes ? a[p * lda + i] : a[i * lda + p]);
             const Acc* b_row = panel + p * n;
-            for (std::int64_t j = 0; j < n; ++j) row[j] += a_ip * b_row[j];
+            // Runs of 8 with a fixed trip count compile to a few vector instructions; a loop of
+            // unknown length pays its checks and tail handling on every (i, p).
+            std::int64_t j = 0;
+            for (; j + 8 <= n; j += 8)
+                for (std::int64_t u = 0; u < 8; ++u) row[j + u] += a_ip * b_row[j + u];
+            for (; j < n; ++j) row[j] += a_ip * b_row[j];
         }
         Out* c_row = c + i * ldc;
         for (std::int64_t j = 0; j < n; ++j) {
