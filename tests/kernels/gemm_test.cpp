@@ -77,7 +77,7 @@ void check_small_matches_reference()
                     const auto small = g.run([](auto... args) { kernels::cpu::gemm_small<In, Out>(args...); });
                     const auto reference = g.run([](auto... args) { kernels::cpu::gemm_reference<In, Out>(args...); });
                     REQUIRE(small.data.size() == reference.data.size());
-                    CHECK(std::memcmp(small.data.data(), reference.data.data(), small.data.size() * sizeof(Out)) == 0);
+                    CHECK((small.data.empty() || std::memcmp(small.data.data(), reference.data.data(), small.data.size() * sizeof(Out)) == 0));
                 }
 }
 

@@ -49,7 +49,8 @@ void check_fast_matches_reference(std::uint32_t seed, std::int64_t misalign)
                 std::vector<Word> fast(std::size_t(k * width), Word(1)), reference(std::size_t(k * width), Word(2));
                 blocked::transpose_into_panel(rows.data(), live, k, width, fast.data());
                 blocked::transpose_into_panel_reference(rows.data(), live, k, width, reference.data());
-                CHECK(std::memcmp(fast.data(), reference.data(), fast.size() * sizeof(Word)) == 0);
+                // (an empty panel has no data pointer, which memcmp must not get)
+                CHECK((fast.empty() || std::memcmp(fast.data(), reference.data(), fast.size() * sizeof(Word)) == 0));
             }
 }
 
