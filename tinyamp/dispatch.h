@@ -49,6 +49,7 @@ Tensor dispatch(const Args&... args)
     if (!amp::autocast_layer_active() && !trace::current()) return detail::run_op<Op>(args...);  // the common case
 
     std::vector<Tensor> tensors;
+    tensors.reserve(sizeof...(Args));
     (autograd::collect_tensors(tensors, args), ...);
     const bool traced = trace::current() && trace::at_top_level();
     const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors) : amp::Decision{};
@@ -59,6 +60,7 @@ Tensor dispatch(const Args&... args)
     Tensor out = std::apply([](const auto&... a) { return detail::run_op<Op>(a...); }, ready);
     if (traced) {
         std::vector<Tensor> seen;
+        seen.reserve(sizeof...(Args));
         std::apply([&](const auto&... a) { (autograd::collect_tensors(seen, a), ...); }, ready);
         detail::record_forward(Op::name, seen, out, decision);
     }

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/convert.h"
 #include "tinyamp/core/half.h"
+#include "tinyamp/core/shape.h"  // Shape, Strides: inline vectors, so no allocation per call
 
 namespace tinyamp::kernels::cpu {
 
@@ -40,8 +41,7 @@ namespace reference {
 /// own strides (0 along a broadcast dimension) and out is contiguous. The plain version: one
 /// odometer step per row. The fast binary_map below must give the same bits.
 template <class A, class B, class Out, class Fn>
-void binary_map(const std::vector<std::int64_t>& shape, const A* a, const std::vector<std::int64_t>& a_strides, const B* b,
-                const std::vector<std::int64_t>& b_strides, Out* out, Fn fn)
+void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const B* b, const Strides& b_strides, Out* out, Fn fn)
 {
     const std::size_t ndim = shape.size();
     if (ndim == 0) {
@@ -135,8 +135,7 @@ inline void binary_row(const A* a, std::int64_t sa, const B* b, std::int64_t sb,
 /// 16384, x + scalar one row with step 0), then each row runs in binary_row. Same elements, same
 /// function, same order: the same bits.
 template <class A, class B, class Out, class Fn>
-void binary_map(const std::vector<std::int64_t>& shape, const A* a, const std::vector<std::int64_t>& a_strides, const B* b,
-                const std::vector<std::int64_t>& b_strides, Out* out, Fn fn)
+void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const B* b, const Strides& b_strides, Out* out, Fn fn)
 {
     constexpr std::size_t kMaxDims = 16;
     const std::size_t ndim = shape.size();

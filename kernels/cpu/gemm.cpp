@@ -59,6 +59,43 @@ void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::i
     }
 }
 
+template <class In, class Out>
+void gemm_small(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a,
+                std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, GemmBias<Out> bias)
+{
+    if (!fits_gemm_small(n, k)) return gemm_reference<In, Out>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+    using Acc = compute_t<In>;
+    if (m == 0 || n == 0) return;
+    // op(B), converted once (the reference converts it again for every row of C), row-major with
+    // rows of n: the inner loop below then reads it with step 1, which the compiler vectorizes.
+    Acc panel[kGemmSmallMaxElements];
+    for (std::int64_t p = 0; p < k; ++p)
+        for (std::int64_t j = 0; j < n; ++j) panel[p * n + j] = load(trans_b == Transpose::yes ? b[j * ldb + p] : b[p * ldb + j]);
+
+    // From here on the reference's loops: the same operations in the same order.
+    Acc row[kGemmSmallMaxElements];
+    for (std::int64_t i = 0; i < m; ++i) {
+        std::fill(row, row + n, Acc(0));
+        for (std::int64_t p = 0; p < k; ++p) {
+            const Acc a_ip = load(trans_a == Transpose::yes ? a[p * lda + i] : a[i * lda + p]);
+            const Acc* b_row = panel + p * n;
+            // Runs of 8 with a fixed trip count compile to a few vector instructions; a loop of
+            // unknown length pays its checks and tail handling on every (i, p).
+            std::int64_t j = 0;
+            for (; j + 8 <= n; j += 8)
+                for (std::int64_t u = 0; u < 8; ++u) row[j + u] += a_ip * b_row[j + u];
+            for (; j < n; ++j) row[j] += a_ip * b_row[j];
+        }
+        Out* c_row = c + i * ldc;
+        for (std::int64_t j = 0; j < n; ++j) {
+            Acc value = Acc(alpha) * row[j];
+            if (beta != 0.0) value += Acc(beta) * Acc(load(c_row[j]));
+            if (bias.data) value += Acc(load(bias.data[bias.along == BiasAlong::rows ? j : i]));
+            c_row[j] = store<Out>(value);
+        }
+    }
+}
+
 // Below this many multiply-adds (m * n * k) the fast kernels' fixed costs (allocating and
 // packing, about 0.1 us) are not repaid everywhere. Measured on the 2-core AMD EPYC (avx512
 // tier, commit b0ab1ae): at 16^3 the fast path is 2x (f32) to 12x (f16/bf16) faster; only f32
@@ -117,7 +154,7 @@ void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans
         (void)problem;
 #endif
     }
-    gemm_reference<In, Out>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+    gemm_small<In, Out>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);  // the reference when it does not fit
 }
 
 template <class In, class Out>
@@ -132,6 +169,8 @@ void gemm(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, 
                                 const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);                               \
     template void gemm_reference<In, Out>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const In*,        \
                                           std::int64_t, const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);       \
+    template void gemm_small<In, Out>(Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double, const In*,            \
+                                      std::int64_t, const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);           \
     template void gemm_on_tier<In, Out>(GemmTier, int, Transpose, Transpose, std::int64_t, std::int64_t, std::int64_t, double,      \
                                         const In*, std::int64_t, const In*, std::int64_t, double, Out*, std::int64_t, GemmBias<Out>);
 TINYAMP_INSTANTIATE_GEMM(float, float)

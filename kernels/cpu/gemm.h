@@ -16,7 +16,8 @@
 // garbage or NaN).
 //
 // gemm() picks, at run time, one of these implementations of the contract (a "tier"):
-//  * portable: gemm_reference, readable i-k-j loops; the one faster tiers are tested against;
+//  * portable: gemm_reference, readable i-k-j loops; the one faster tiers are tested against
+//    (small products run gemm_small: the same loops over op(B) converted once, the same bits);
 //  * avx2, avx512, avx512_bf16: packed, cache-blocked, register-tiled kernels (gemm_fast.h),
 //    used when the CPU has the instructions (cpu_features(), which TINYAMP_CPU can cap) and the
 //    product is big enough to repay the packing.
@@ -46,7 +47,7 @@ struct GemmBias {
 
 /// The implementations, slowest first. gemm() uses the best one the CPU allows.
 enum class GemmTier {
-    portable,     ///< gemm_reference
+    portable,     ///< gemm_reference (gemm_small for small products: the same bits)
     avx2,         ///< AVX2 + FMA, 6 x 16 f32 tile; f16 widened with F16C, bf16 with a shift, while packing
     avx512,       ///< AVX-512F + FMA, 8 x 32 f32 tile; f16/bf16 widened while packing
     avx512_bf16,  ///< bf16 only: the 8 x 32 tile fed pairs of bf16 by vdpbf16ps (f32 and f16 run the avx512 tier)
@@ -65,6 +66,17 @@ void gemm(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, 
 template <class In, class Out>
 void gemm_reference(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a,
                     std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, GemmBias<Out> bias = {});
+
+/// The portable tier for small products (tiny layers, the last columns of a model): the
+/// reference's loops and rounding over a copy of op(B) converted to the accumulator type once, so
+/// its bits are the reference's (a test holds them equal). Products whose op(B) or row of C does
+/// not fit its stack buffers (fits_gemm_small) run the reference itself.
+template <class In, class Out>
+void gemm_small(Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a,
+                std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, GemmBias<Out> bias = {});
+/// gemm_small's buffers: op(B) (k x n) and one row of C (n) in the accumulator type, 32 KiB of f64 each.
+inline constexpr std::int64_t kGemmSmallMaxElements = 4096;
+constexpr bool fits_gemm_small(std::int64_t n, std::int64_t k) { return n <= kGemmSmallMaxElements && n * k <= kGemmSmallMaxElements; }
 
 /// The dispatcher's choice for inputs of type In and this size on a CPU with `features` (gemm
 /// itself asks with cpu_features()).

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernels/cpu/convert.h"
+#include "kernels/cpu/panel_transpose.h"
 
 namespace tinyamp::kernels::cpu::blocked {
 namespace {
@@ -49,18 +50,13 @@ void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t
 {
     const std::int64_t panels = (rows + width - 1) / width, panel_size = k * width;
     if (!x.transposed) {
-        // Row r of op(X) is k contiguous values. A panel is written step by step, in the order it
-        // is stored (sequential stores), reading its `width` rows side by side; f16/bf16 rows are
-        // widened into scratch first.
+        // Row r of op(X) is k contiguous values: a panel is their transpose (panel_transpose.h);
+        // f16/bf16 rows are widened into scratch first.
         const float* row_values[kMaxPanelWidth];
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t live = std::min(width, rows - q * width);
             for (std::int64_t r = 0; r < live; ++r) row_values[r] = as_f32(x.data + (row0 + q * width + r) * x.ld, k, scratch + r * k);
-            float* slot = dst + q * panel_size;
-            for (std::int64_t p = 0; p < k; ++p, slot += width) {
-                for (std::int64_t r = 0; r < live; ++r) slot[r] = row_values[r][p];
-                for (std::int64_t r = live; r < width; ++r) slot[r] = 0.0f;  // the last panel's missing rows
-            }
+            transpose_into_panel(row_values, live, k, width, dst + q * panel_size);
         }
         return;
     }
@@ -82,17 +78,22 @@ void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std
     auto pair = [](BFloat16 lo, BFloat16 hi) { return std::uint32_t(lo.bits) | std::uint32_t(hi.bits) << 16; };
     const BFloat16 zero = BFloat16::from_bits(0);
     if (!x.transposed) {
-        // Row r of op(X) is contiguous: steps 2p and 2p + 1 sit side by side.
-        for (std::int64_t r = 0; r < panels * width; ++r) {
-            std::uint32_t* slot = dst + (r / width) * panel_size + r % width;
-            if (r >= rows) {  // the last panel's missing rows
-                for (std::int64_t p = 0; p < units; ++p) slot[p * width] = 0u;
-                continue;
+        // Row r of op(X) is contiguous: steps 2p and 2p + 1 sit side by side, and two adjacent bf16
+        // read as one 32-bit word are already the pair (x86 is little-endian). So a panel's whole
+        // pairs are the transpose of those words (panel_transpose.h); an odd k's last unit pairs
+        // the last step with a zero.
+        const std::uint32_t* row_words[kMaxPanelWidth];
+        for (std::int64_t q = 0; q < panels; ++q) {
+            const std::int64_t live = std::min(width, rows - q * width);
+            const BFloat16* first_row = x.data + (row0 + q * width) * x.ld;
+            for (std::int64_t r = 0; r < live; ++r) row_words[r] = reinterpret_cast<const std::uint32_t*>(first_row + r * x.ld);
+            std::uint32_t* panel = dst + q * panel_size;
+            transpose_into_panel(row_words, live, k / 2, width, panel);
+            if (k % 2) {
+                std::uint32_t* slot = panel + (units - 1) * width;
+                for (std::int64_t r = 0; r < live; ++r) slot[r] = pair(first_row[r * x.ld + k - 1], zero);
+                for (std::int64_t r = live; r < width; ++r) slot[r] = 0u;  // the last panel's missing rows
             }
-            const BFloat16* row = x.data + (row0 + r) * x.ld;
-            // Two adjacent bf16 read as one 32-bit word are already the pair (x86 is little-endian).
-            for (std::int64_t p = 0; p < k / 2; ++p) std::memcpy(&slot[p * width], row + 2 * p, sizeof(std::uint32_t));
-            if (k % 2) slot[(units - 1) * width] = pair(row[k - 1], zero);
         }
         return;
     }

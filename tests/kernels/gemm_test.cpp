@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstring>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
@@ -50,7 +52,48 @@ void check_all_shapes()
             }
 }
 
+// gemm_small against the reference, bit for bit: the same operations in the same order.
+template <class In, class Out = In>
+void check_small_matches_reference()
+{
+    const std::vector<std::array<std::int64_t, 3>> sizes = {{0, 3, 2}, {3, 0, 2}, {3, 2, 0},   {1, 1, 1},
+                                                            {4, 8, 8}, {5, 7, 3}, {17, 13, 19}, {1, 4096, 1},
+                                                            {3, 64, 64}, {2, 70, 70}};  // the last: op(B) too big, the reference runs
+    std::uint64_t seed = 500;
+    for (Transpose ta : {Transpose::no, Transpose::yes})
+        for (Transpose tb : {Transpose::no, Transpose::yes})
+            for (const auto& size : sizes)
+                for (const auto& epilogue : {std::tuple{1.0, 0.0, std::optional<BiasAlong>{}}, std::tuple{0.5, -1.5, std::optional<BiasAlong>{}},
+                                             std::tuple{1.0, 0.0, std::optional{BiasAlong::rows}},
+                                             std::tuple{-2.0, 1.0, std::optional{BiasAlong::columns}}}) {
+                    const std::int64_t m = size[0], n = size[1], k = size[2];
+                    const auto [alpha, beta, bias] = epilogue;
+                    ++seed;
+                    CAPTURE(m);
+                    CAPTURE(n);
+                    CAPTURE(k);
+                    CAPTURE(seed);
+                    const auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, alpha, beta, bias, seed, 3);
+                    const auto small = g.run([](auto... args) { kernels::cpu::gemm_small<In, Out>(args...); });
+                    const auto reference = g.run([](auto... args) { kernels::cpu::gemm_reference<In, Out>(args...); });
+                    REQUIRE(small.data.size() == reference.data.size());
+                    CHECK((small.data.empty() || std::memcmp(small.data.data(), reference.data.data(), small.data.size() * sizeof(Out)) == 0));
+                }
+}
+
 }  // namespace
+
+TEST_CASE("gemm_small gives the reference's bits in every dtype, transposition, alpha/beta and bias")
+{
+    CHECK(kernels::cpu::fits_gemm_small(64, 64));
+    CHECK_FALSE(kernels::cpu::fits_gemm_small(70, 70));
+    check_small_matches_reference<double>();
+    check_small_matches_reference<float>();
+    check_small_matches_reference<Half>();
+    check_small_matches_reference<BFloat16>();
+    check_small_matches_reference<Half, float>();
+    check_small_matches_reference<BFloat16, float>();
+}
 
 TEST_CASE("gemm reference matches a triple loop in f64 for every transposition, odd sizes, 0, alpha/beta and a bias")
 {

@@ -25,7 +25,7 @@ const std::vector<Tensor>& Context::saved_tensors() const
 
 bool Context::needs_input_grad(std::size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
 
-void Context::set_op(const char* name, std::vector<bool> needs_input_grad, bool recorded)
+void Context::set_op(const char* name, InputFlags needs_input_grad, bool recorded)
 {
     op_name_ = name;
     needs_input_grad_ = std::move(needs_input_grad);

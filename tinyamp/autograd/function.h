@@ -20,12 +20,17 @@
 #include <any>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tinyamp/core/small_vector.h"
 #include "tinyamp/core/tensor.h"
 
 namespace tinyamp {
+
+/// One flag per tensor argument of an op (inline: ops take a few tensors).
+using InputFlags = SmallVector<bool, 8>;
 
 /// What forward leaves for backward: tensors (save_for_backward) and other values (save/get).
 class Context {
@@ -38,7 +43,7 @@ public:
     bool needs_input_grad(std::size_t i) const;
 
     template <class V>
-    void save(const std::string& key, V value)
+    void save(std::string_view key, V value)  // a view: an unrecorded op builds no string
     {
         if (!recorded_) return;
         if (const auto it = find(key); it != data_.end()) {
@@ -46,10 +51,10 @@ public:
             return;
         }
         if (data_.empty()) data_.reserve(4);  // ops save a few values: one allocation for all of them
-        data_.emplace_back(key, std::move(value));
+        data_.emplace_back(std::string(key), std::move(value));
     }
     template <class V>
-    const V& get(const std::string& key) const
+    const V& get(std::string_view key) const
     {
         const auto it = find(key);
         TINYAMP_CHECK(it != data_.end(), state, "op '", op_name_, "': nothing was saved under '", key, "' in forward; call ctx.save(\"", key,
@@ -62,21 +67,21 @@ public:
     // Used by the autograd layer. When the op is not recorded (no input needs a gradient, or
     // grad mode is off) nobody will run its backward, so save and save_for_backward keep nothing:
     // a forward must not read back what it saved.
-    void set_op(const char* name, std::vector<bool> needs_input_grad, bool recorded = true);
+    void set_op(const char* name, InputFlags needs_input_grad, bool recorded = true);
     void release();
 
 private:
     std::vector<Tensor> saved_;
-    std::vector<std::uint64_t> saved_versions_;  // storage versions at save time
+    SmallVector<std::uint64_t, 4> saved_versions_;  // storage versions at save time
     // A few (key, value) pairs, searched in order: cheaper than a map for the handful an op saves.
     using Entries = std::vector<std::pair<std::string, std::any>>;
-    Entries::iterator find(const std::string& key) { return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; }); }
-    Entries::const_iterator find(const std::string& key) const
+    Entries::iterator find(std::string_view key) { return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; }); }
+    Entries::const_iterator find(std::string_view key) const
     {
         return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; });
     }
     Entries data_;
-    std::vector<bool> needs_input_grad_;
+    InputFlags needs_input_grad_;
     const char* op_name_ = "";
     bool released_ = false;
     bool recorded_ = true;

@@ -25,9 +25,9 @@ void check_same_device(const char* op, const std::vector<Tensor>& inputs)
     }
 }
 
-std::vector<bool> inputs_needing_grad(const std::vector<Tensor>& inputs)
+InputFlags inputs_needing_grad(const std::vector<Tensor>& inputs)
 {
-    std::vector<bool> needs(inputs.size());
+    InputFlags needs(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) needs[i] = inputs[i].defined() && inputs[i].requires_grad();
     return needs;
 }

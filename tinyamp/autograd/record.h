@@ -37,7 +37,7 @@ void collect_tensors(std::vector<Tensor>&, const A&) {}
 
 /// All defined inputs on one device, or an Error naming the op and both devices.
 void check_same_device(const char* op, const std::vector<Tensor>& inputs);
-std::vector<bool> inputs_needing_grad(const std::vector<Tensor>& inputs);
+InputFlags inputs_needing_grad(const std::vector<Tensor>& inputs);
 /// Fills in the node's edges and metadata and returns a handle to `output` that carries it.
 Tensor connect(const Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs);
 
@@ -51,6 +51,7 @@ template <class Op, class... Args>
 Tensor run(const Args&... args)
 {
     std::vector<Tensor> inputs;
+    inputs.reserve(sizeof...(Args));  // one allocation (more only for a vector of tensors, as in cat)
     (collect_tensors(inputs, args), ...);
     check_same_device(Op::name, inputs);
     if constexpr (!Differentiable<Op>) {
@@ -59,7 +60,7 @@ Tensor run(const Args&... args)
         GradModeGuard no_grad(false);
         return Op::forward(ctx, args...);
     } else {
-        std::vector<bool> needs_grad = inputs_needing_grad(inputs);
+        InputFlags needs_grad = inputs_needing_grad(inputs);
         bool record = false;
         if (is_grad_enabled())
             for (bool b : needs_grad) record = record || b;

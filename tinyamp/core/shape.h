@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
-#include <vector>
+
+#include "tinyamp/core/small_vector.h"
 
 namespace tinyamp {
 
-using Shape = std::vector<std::int64_t>;
-using Strides = std::vector<std::int64_t>;
+// Inline up to 6 dimensions (no allocation for the tensors tinyamp meets); more still work.
+using Shape = SmallVector<std::int64_t, 6>;
+using Strides = SmallVector<std::int64_t, 6>;
 
 /// "[2, 3]"; a scalar's shape prints as "[]".
 std::string shape_str(const Shape& shape);

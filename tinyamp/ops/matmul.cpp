@@ -97,6 +97,15 @@ GemmOperand matrix_operand(const Tensor& matrix)
     return {copy, Transpose::no, copy.size(1), 0};
 }
 
+// matrix_operand(layout::t(matrix)) without making the view: the same operand, the same checks in
+// the same order (Linear reads its weight this way on every call).
+GemmOperand transposed_matrix_operand(const Tensor& matrix)
+{
+    if (matrix.stride(0) == 1) return {matrix, Transpose::no, matrix.stride(1), 0};
+    if (matrix.stride(1) == 1) return {matrix, Transpose::yes, matrix.stride(0), 0};
+    return matrix_operand(layout::t(matrix));
+}
+
 }  // namespace
 
 namespace detail {
@@ -109,7 +118,7 @@ Tensor as_stack(const Tensor& m, const Shape& batch)
     return layout::reshape(layout::expand(m, full), {numel(batch), m.size(-2), m.size(-1)});
 }
 
-void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors)
+void check_same_float_dtype(const char* op, const char* operands, std::initializer_list<Tensor> tensors)
 {
     // The common case first, without building anything: one floating dtype for all.
     const Tensor* first = nullptr;
@@ -321,6 +330,22 @@ struct AddmmOp {
     }
 };
 
+// out = rows · weight^T + bias on the CPU, with weight^T read in place (what gemm_bias_into does
+// for gemm_bias_into(rows, layout::t(weight), bias, each_row, out), without the view).
+void linear_rows_into(const Tensor& rows, const Tensor& weight, const Tensor& bias, const Tensor& out)
+{
+    if (out.numel() == 0) return;
+    const std::int64_t m = rows.size(0), k = rows.size(1), n = weight.size(0);
+    const GemmOperand A = matrix_operand(rows), B = transposed_matrix_operand(weight);
+    const Tensor bias_values = bias.defined() ? layout::contiguous(bias) : Tensor();
+    visit_float_dtype(out.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const kernels::cpu::GemmBias<T> epilogue{bias_values.defined() ? bias_values.data_ptr<T>() : nullptr, kernels::cpu::BiasAlong::rows};
+        kernels::cpu::gemm(A.trans, B.trans, m, n, k, 1.0, A.data.data_ptr<T>(), A.ld, B.data.data_ptr<T>(), B.ld, 0.0, out.data_ptr<T>(), n,
+                           epilogue);
+    });
+}
+
 struct LinearOp {
     static constexpr const char* name = "linear";
     static Tensor forward(Context& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias)
@@ -342,7 +367,14 @@ struct LinearOp {
         // x as rows [rows, in] times weight^T, read in place; the GEMM's epilogue adds the bias to
         // each row before the one rounding, as PyTorch's addmm(bias, x, weight^T).
         Tensor out = empty({rows, out_features}, x.dtype(), device);
-        detail::gemm_bias_into(layout::reshape(x, {rows, x.size(-1)}), layout::t(weight), bias, detail::BiasAcross::each_row, out);
+        // A 2-D x is already the rows: no views to make (on tiny layers they cost more than the product).
+        const bool is_matrix = x.dim() == 2;
+        const Tensor x_rows = is_matrix ? x : layout::reshape(x, {rows, x.size(-1)});
+        if (device.is_cpu())
+            linear_rows_into(x_rows, weight, bias, out);
+        else
+            detail::gemm_bias_into(x_rows, layout::t(weight), bias, detail::BiasAcross::each_row, out);
+        if (is_matrix) return out;
         Shape shape = x.shape();
         shape.back() = out_features;
         return layout::view(out, shape);

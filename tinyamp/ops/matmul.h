@@ -3,6 +3,7 @@
 // product never promotes (under autocast the policy casts both first). f16/bf16 products
 // accumulate in f32 and round once into the result, and their backward runs in the same dtype.
 
+#include <initializer_list>
 #include <vector>
 
 #include "tinyamp/core/tensor.h"
@@ -29,7 +30,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor
 namespace detail {
 /// The dtype check of every matrix product (and conv2d): `tensors` (undefined ones skipped) must
 /// share one floating point dtype; `operands` names them in the message ("input and weight").
-void check_same_float_dtype(const char* op, const char* operands, const std::vector<Tensor>& tensors);
+void check_same_float_dtype(const char* op, const char* operands, std::initializer_list<Tensor> tensors);
 /// out = alpha * a · b + beta * out without autograd, for ops built on a GEMM (conv2d): a [..., M, K]
 /// and b [..., K, N] with any strides (batch dims broadcast), out [batch..., M, N] contiguous, all
 /// of one float dtype, on the CPU. Transposed views are read in place.

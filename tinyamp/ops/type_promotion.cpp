@@ -37,7 +37,7 @@ void require_cpu(const char* op, const std::vector<Tensor>& tensors)
                       "; move the tensors with .cpu()");
 }
 
-Device op_device(const char* op, const std::vector<Tensor>& tensors)
+Device op_device(const char* op, std::initializer_list<Tensor> tensors)
 {
     const Tensor* first = nullptr;  // the first tensor that decides: on a GPU, or with dimensions
     for (const Tensor& t : tensors) {

@@ -6,6 +6,7 @@
 //   * two floats of one rank meet in promote_types (f16 with f32 gives f32; f16 with bf16 gives f32).
 
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 #include "tinyamp/core/tensor.h"
@@ -23,6 +24,6 @@ void require_cpu(const char* op, const std::vector<Tensor>& tensors);
 /// The device an op with CPU and CUDA kernels runs on: the one device its (defined) tensors are
 /// on. As in PyTorch, a 0-D CPU tensor (a scalar) may join tensors on a GPU; anything else on
 /// two devices is an error that names them and the fix (.to(device)).
-Device op_device(const char* op, const std::vector<Tensor>& tensors);
+Device op_device(const char* op, std::initializer_list<Tensor> tensors);
 
 }  // namespace tinyamp

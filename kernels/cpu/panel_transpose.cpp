@@ -1,0 +1,95 @@
+// GEMM packing's transpose (panel_transpose.h): the plain loops and an AVX2 version of 8 x 8 blocks.
+#include "kernels/cpu/panel_transpose.h"
+
+#include <cstring>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/gemm_intrinsics.h"
+
+namespace tinyamp::kernels::cpu::blocked {
+namespace {
+
+// Rows [first_row, live) for every step, then the zero rows up to width. memcpy reads a word
+// wherever it lies (a bf16 pair may start at any even address).
+template <class Word>
+void transpose_rest(const Word* const* rows, std::int64_t first_row, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+{
+    for (std::int64_t p = 0; p < k; ++p) {
+        Word* slot = dst + p * width;
+        for (std::int64_t r = first_row; r < live; ++r) std::memcpy(&slot[r], rows[r] + p, sizeof(Word));
+        for (std::int64_t r = live; r < width; ++r) slot[r] = Word(0);
+    }
+}
+
+#if defined(__x86_64__)
+// The textbook 8 x 8 transpose in three rounds of shuffles: unpack pairs of rows, shuffle pairs of
+// pairs, then swap 128-bit halves. Output j (column j of the block) goes to out + j * out_step.
+// The words travel as floats, untouched: shuffles, loads and stores do not look at the bits.
+template <class Word>
+__attribute__((target("avx2"))) void transpose_8x8(const Word* const* rows, std::int64_t p, Word* out_words, std::int64_t out_step)
+{
+    float* const out = reinterpret_cast<float*>(out_words);  // the unaligned intrinsics may alias any type
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(rows[i] + p));
+    // t[2i] / t[2i+1]: rows 2i and 2i+1 interleaved, columns {0,1,4,5} / {2,3,6,7}
+    __m256 t[8];
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    // s[c] for c < 4: rows 0-3 of columns c and c + 4; s[4 + c]: rows 4-7 of the same columns
+    __m256 s[8];
+    for (int half = 0; half < 2; ++half) {
+        const __m256* u = t + 4 * half;  // the four unpacked vectors of rows 0-3 or 4-7
+        s[4 * half + 0] = _mm256_shuffle_ps(u[0], u[2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * half + 1] = _mm256_shuffle_ps(u[0], u[2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * half + 2] = _mm256_shuffle_ps(u[1], u[3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * half + 3] = _mm256_shuffle_ps(u[1], u[3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int c = 0; c < 4; ++c) {
+        _mm256_storeu_ps(out + c * out_step, _mm256_permute2f128_ps(s[c], s[4 + c], 0x20));        // column c
+        _mm256_storeu_ps(out + (c + 4) * out_step, _mm256_permute2f128_ps(s[c], s[4 + c], 0x31));  // column c + 4
+    }
+}
+
+// Whole groups of 8 rows, 8 steps at a time (the last k % 8 steps one by one); returns how many
+// rows it did.
+template <class Word>
+std::int64_t transpose_blocks_avx2(const Word* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+{
+    std::int64_t r0 = 0;
+    for (; r0 + 8 <= live; r0 += 8) {
+        std::int64_t p = 0;
+        for (; p + 8 <= k; p += 8) transpose_8x8(rows + r0, p, dst + p * width + r0, width);
+        for (; p < k; ++p)
+            for (std::int64_t i = 0; i < 8; ++i) std::memcpy(&dst[p * width + r0 + i], rows[r0 + i] + p, sizeof(Word));
+    }
+    return r0;
+}
+#endif
+
+}  // namespace
+
+template <class Word>
+void transpose_into_panel_reference(const Word* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+{
+    transpose_rest(rows, 0, live, k, width, dst);
+}
+
+template <class Word>
+void transpose_into_panel(const Word* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+{
+    std::int64_t done = 0;
+#if defined(__x86_64__)
+    if (cpu_features().avx2) done = transpose_blocks_avx2(rows, live, k, width, dst);
+#endif
+    transpose_rest(rows, done, live, k, width, dst);
+}
+
+template void transpose_into_panel_reference<float>(const float* const*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void transpose_into_panel_reference<std::uint32_t>(const std::uint32_t* const*, std::int64_t, std::int64_t, std::int64_t,
+                                                            std::uint32_t*);
+template void transpose_into_panel<float>(const float* const*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void transpose_into_panel<std::uint32_t>(const std::uint32_t* const*, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*);
+
+}  // namespace tinyamp::kernels::cpu::blocked
