@@ -103,12 +103,6 @@ void Lesson::write_plot(const std::string& name, const Histogram& plot, const st
     std::cout << "   [picture] " << (folder_ / (name + ".svg")).string() << '\n';
 }
 
-void Lesson::write_text(const std::string& file, const std::string& text, const std::string& caption)
-{
-    write_file(file, text);
-    pictures_.push_back({file, caption});
-}
-
 Registration::Registration(const LessonInfo& info)
 {
     registry().push_back(info);

@@ -64,8 +64,6 @@ public:
     void write_graph(const std::string& name, const trace::Trace& trace, const std::string& caption);
     void write_plot(const std::string& name, const LinePlot& plot, const std::string& caption);
     void write_plot(const std::string& name, const Histogram& plot, const std::string& caption);
-    /// Any other text file (a CSV of figures, a JSON trace), listed on the index page.
-    void write_text(const std::string& file, const std::string& text, const std::string& caption);
 
     int failures() const { return failures_; }
     int checks() const { return checks_; }
