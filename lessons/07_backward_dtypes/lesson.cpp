@@ -72,17 +72,6 @@ int casts_back(const trace::Trace& trace, DType from, DType to)
     return n;
 }
 
-double relative_difference(const Tensor& a, const Tensor& b)
-{
-    const std::vector<double> va = a.to_vector(), vb = b.to_vector();
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < va.size(); ++i) {
-        diff += (va[i] - vb[i]) * (va[i] - vb[i]);
-        norm += vb[i] * vb[i];
-    }
-    return std::sqrt(diff / norm);
-}
-
 void run(lesson::Lesson& L)
 {
     L.say("Autocast decides dtypes in the forward pass only. This lesson follows the gradients back through\n"
@@ -152,8 +141,8 @@ void run(lesson::Lesson& L)
              "f32 they differ by a fraction of a percent, about bf16's eps (0.0078) or less.");
     const Setup plain;
     plain.loss().backward();
-    const double rel_w1 = relative_difference(s.w1.grad(), plain.w1.grad());
-    const double rel_w2 = relative_difference(s.w2.grad(), plain.w2.grad());
+    const double rel_w1 = lesson::relative_difference(s.w1.grad(), plain.w1.grad());
+    const double rel_w2 = lesson::relative_difference(s.w2.grad(), plain.w2.grad());
     std::printf("   |grad_autocast - grad_f32| / |grad_f32|:  w1 %s   w2 %s\n", lesson::fmt(rel_w1).c_str(), lesson::fmt(rel_w2).c_str());
     L.check(rel_w1 > 1e-5 && rel_w2 > 1e-5, "the autocast gradients differ from the f32 ones (they passed through bf16)");
     L.check(rel_w1 < 2 * traits(bf16).eps && rel_w2 < 2 * traits(bf16).eps, "by less than 2 bf16 eps (0.016), relative");

@@ -73,17 +73,6 @@ struct Rnn {
     }
 };
 
-double relative_difference(const Tensor& a, const Tensor& b)
-{
-    const std::vector<double> va = a.to_vector(), vb = b.to_vector();
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < va.size(); ++i) {
-        diff += (va[i] - vb[i]) * (va[i] - vb[i]);
-        norm += vb[i] * vb[i];
-    }
-    return std::sqrt(diff / norm);
-}
-
 // Three SGD steps of a linear regression; the forward in one region per step or in one region
 // around all three. Returns the three losses.
 std::vector<double> three_steps(bool region_per_step)
@@ -156,7 +145,7 @@ void run(lesson::Lesson& L)
     const int weight_casts_on = count_casts(with_cache, "W").converted + count_casts(with_cache, "U").converted;
     const int weight_casts_off = count_casts(without_cache, "W").converted + count_casts(without_cache, "U").converted;
     const std::int64_t weight_elements = a.W.numel() + a.U.numel();
-    const double rel_w = relative_difference(a.W.grad(), b.W.grad());
+    const double rel_w = lesson::relative_difference(a.W.grad(), b.W.grad());
     std::printf("   weight casts: %d with the cache, %d without; elements converted: %lld vs %lld\n", weight_casts_on, weight_casts_off,
                 (long long)(weight_casts_on / 2 * weight_elements), (long long)(weight_casts_off / 2 * weight_elements));
     std::printf("   backward casts bf16->f32: %d with the cache, %d without; W.grad differs by %s (relative)\n",

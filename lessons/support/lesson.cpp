@@ -1,6 +1,7 @@
 #include "lessons/support/lesson.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -120,6 +121,17 @@ std::string fmt(double value)
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.4g", value);
     return buffer;
+}
+
+double relative_difference(const Tensor& a, const Tensor& b)
+{
+    const std::vector<double> va = a.to_vector(), vb = b.to_vector();
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < va.size(); ++i) {
+        diff += (va[i] - vb[i]) * (va[i] - vb[i]);
+        norm += vb[i] * vb[i];
+    }
+    return std::sqrt(diff / norm);
 }
 
 }  // namespace tinyamp::lesson

@@ -92,4 +92,8 @@ std::vector<LessonInfo> registered_lessons();
 /// Formats a number the way the lessons print figures: "%.4g".
 std::string fmt(double value);
 
+/// ||a - b|| / ||b|| over all elements, computed in f64: how far a low-precision result is from
+/// its f32 reference.
+double relative_difference(const Tensor& a, const Tensor& b);
+
 }  // namespace tinyamp::lesson
