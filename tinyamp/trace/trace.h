@@ -21,6 +21,13 @@ enum class CacheEvent { none, stored, hit };
 const char* phase_name(Phase phase);            ///< "forward" / "backward"
 const char* cache_event_name(CacheEvent cache);  ///< "none" / "stored" / "hit"
 
+/// How many finite non-zero values fall in each binade [2^e, 2^(e+1)), e = floor(log2|x|):
+/// the visualizer's log2|x| histogram, drawn against the f16 and bf16 limits.
+struct Log2Histogram {
+    int lowest_exponent = 0;           ///< e of counts[0]
+    std::vector<std::int64_t> counts;  ///< counts[i]: values with floor(log2|x|) == lowest_exponent + i; empty if none
+};
+
 /// How the values of a tensor sit against the low-precision formats (shares are in [0, 1]).
 /// zeros, infs and nans are shares of all elements; an underflow share is taken over the finite
 /// non-zero elements and an overflow share over the finite elements (0 when there are none), so
@@ -35,6 +42,7 @@ struct ValueStats {
     double f16_overflow = 0;      ///< share of finite values that f16 rounds to +-inf
     double bf16_underflow = 0;
     double bf16_overflow = 0;
+    Log2Histogram log2_abs;       ///< the finite non-zero values by binade
 };
 ValueStats compute_stats(const Tensor& t);  ///< on the CPU, in f64; empty tensors give all zeros
 

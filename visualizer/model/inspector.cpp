@@ -1,0 +1,1 @@
+#include "visualizer/model/inspector.h"

@@ -1,0 +1,1 @@
+#include "visualizer/scenarios/scenario.h"

@@ -1,0 +1,66 @@
+#pragma once
+// Live scenarios for the visualizer: a small model trained on the digits, one step at a time,
+// with every AMP knob a student can turn. Each step records the trace of its forward and
+// backward pass (what the graph view shows) and adds a point to the loss and loss-scale curves.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tinyamp/tinyamp.h>
+
+namespace tinyamp::viz {
+
+struct ScenarioOptions {
+    std::string model = "mlp";         ///< "mlp", "cnn" (tools/train's models) or "deep" (a ~200-node graph)
+    bool autocast = true;
+    DType dtype = DType::bf16;         ///< the autocast dtype: f16 or bf16
+    /// The policy table in force; starts as a copy of a built-in one ("cpu" or "cuda", the GPU's
+    /// lists emulated on CPU tensors) and the GUI edits it (moving an op to another policy).
+    amp::PolicyTable table = amp::PolicyTable::cpu();
+    bool cache_enabled = true;
+    bool scaler = false;               ///< use a GradScaler (for f16)
+    amp::GradScalerOptions scaler_options;
+    double lr = 0.05;
+    std::int64_t batch_size = 32;
+    /// Forward passes per step inside one autocast region (gradient accumulation): from the
+    /// second one on, the cast cache serves the weights' casts (cache hits), when it is enabled.
+    std::int64_t micro_batches = 2;
+    std::uint64_t seed = 0;
+};
+
+struct StepRecord {
+    std::int64_t step = 0;  ///< 1-based
+    double loss = 0;        ///< the step's mean loss (unscaled), NaN if it diverged
+    double scale = 1;       ///< the GradScaler's scale after the step's update (1 without a scaler)
+    bool skipped = false;   ///< the scaler skipped the optimizer step (an inf/NaN gradient)
+};
+
+class Scenario {
+public:
+    /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16".
+    static std::vector<std::string> names();
+    /// The options of a named scenario; Error(value) listing the names otherwise.
+    static ScenarioOptions preset(const std::string& name);
+
+    /// Loads the digits, builds the model (seeded) and runs one step, so trace() is never empty.
+    explicit Scenario(ScenarioOptions options);
+    /// Starts over with new options (a new model, empty curves, one step run).
+    void reset(ScenarioOptions options);
+    /// Runs `steps` more training steps; the trace is the last one's.
+    void step(std::int64_t steps = 1);
+
+    const ScenarioOptions& options() const { return options_; }
+    const trace::Trace& trace() const { return trace_; }
+    const std::vector<StepRecord>& history() const { return history_; }
+    /// One line for the window title and logs, e.g. "mlp, autocast bf16 (cpu table), cache on, no scaler".
+    std::string summary() const;
+
+private:
+    struct State;
+    ScenarioOptions options_;
+    trace::Trace trace_;
+    std::vector<StepRecord> history_;
+    std::shared_ptr<State> state_;  // the model, optimizer, scaler and data
+};
+
+}  // namespace tinyamp::viz
