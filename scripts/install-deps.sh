@@ -25,6 +25,11 @@ packages=(
   python3                    # the labs: strips the solutions for the student tree, checks both
   libcli11-dev               # command-line options of tinyamp-train
   python3-numpy              # a test reads checkpoints with NumPy, as users will
+  libimgui-dev               # the visualizer's GUI: Dear ImGui 1.86 (brings stb, which writes its PNGs)
+  libsdl2-dev                # the visualizer's window and input
+  libgl1-mesa-dri            # OpenGL in software (llvmpipe), so the visualizer renders with no GPU
+  libegl1 libegl-mesa0       # EGL: SDL's offscreen driver renders headless screenshots with it
+  fonts-dejavu-core          # the visualizer's font (arrows such as f32→bf16)
 )
 if [ "$with_bench" -eq 1 ]; then
   packages+=(

@@ -1,0 +1,136 @@
+#include "visualizer/app/controls_panel.h"
+
+#include <imgui.h>
+
+#include <array>
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace tinyamp::viz {
+namespace {
+
+constexpr std::array kPolicies = {amp::CastPolicy::lower_precision_fp, amp::CastPolicy::fp32, amp::CastPolicy::fp32_set_opt_dtype,
+                                  amp::CastPolicy::promote, amp::CastPolicy::banned};
+constexpr const char* kNotListed = "(not listed)";
+
+bool radio_pair(const char* label, bool& first, const char* first_name, const char* second_name)
+{
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine(110);
+    bool changed = false;
+    if (ImGui::RadioButton(first_name, first)) changed = !first, first = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton(second_name, !first)) changed = first, first = false;
+    return changed;
+}
+
+}  // namespace
+
+bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& actions)
+{
+    bool changed = false;
+
+    ImGui::TextUnformatted("model");
+    ImGui::SameLine(110);
+    for (const char* model : {"mlp", "cnn", "deep"}) {
+        if (ImGui::RadioButton(model, o.model == model)) changed |= o.model != model, o.model = model;
+        ImGui::SameLine();
+    }
+    ImGui::NewLine();
+
+    changed |= ImGui::Checkbox("autocast", &o.autocast);
+    if (o.autocast) {
+        bool bf16 = o.dtype == DType::bf16;
+        if (radio_pair("  dtype", bf16, "bf16", "f16")) {
+            o.dtype = bf16 ? DType::bf16 : DType::f16;
+            changed = true;
+        }
+        bool cpu = o.table.name().rfind("cuda", 0) != 0;  // "cpu", "cpu (edited)", ...
+        if (radio_pair("  table", cpu, "cpu", "cuda")) {
+            o.table = cpu ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda();
+            changed = true;
+        }
+        if (o.table.entries() != amp::PolicyTable::builtin(cpu ? DeviceType::cpu : DeviceType::cuda).entries())
+            ImGui::TextDisabled("  (edited: see the policy table tab)");
+        changed |= ImGui::Checkbox("cast cache", &o.cache_enabled);
+        int micro = int(o.micro_batches);
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::SliderInt("forward passes per region", &micro, 1, 4)) o.micro_batches = micro, changed = true;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Forward passes (micro-batches) inside one autocast region: from the second one on, the cast cache serves the weights' casts.");
+    }
+
+    changed |= ImGui::Checkbox("GradScaler", &o.scaler);
+    if (o.scaler) {
+        int log2_scale = int(std::lround(std::log2(o.scaler_options.init_scale)));
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::SliderInt("init scale 2^k", &log2_scale, 0, 32)) o.scaler_options.init_scale = std::ldexp(1.0, log2_scale), changed = true;
+        int interval = int(o.scaler_options.growth_interval);
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::SliderInt("growth interval", &interval, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic))
+            o.scaler_options.growth_interval = interval, changed = true;
+        float growth = float(o.scaler_options.growth_factor), backoff = float(o.scaler_options.backoff_factor);
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::SliderFloat("growth factor", &growth, 1.01f, 4.0f, "%.2f")) o.scaler_options.growth_factor = growth, changed = true;
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::SliderFloat("backoff factor", &backoff, 0.1f, 0.99f, "%.2f")) o.scaler_options.backoff_factor = backoff, changed = true;
+    }
+    float lr = float(o.lr);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::SliderFloat("learning rate", &lr, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic)) o.lr = lr, changed = true;
+
+    if (ImGui::Button("step")) actions.steps = 1;
+    ImGui::SameLine();
+    if (ImGui::Button("10 steps")) actions.steps = 10;
+    ImGui::SameLine();
+    if (ImGui::Button(running ? "stop" : "run")) actions.toggle_run = true;
+    ImGui::SameLine();
+    if (ImGui::Button("restart")) actions.restart = true;
+    return changed;
+}
+
+bool draw_policy_table(ScenarioOptions& o, const trace::Trace& trace)
+{
+    ImGui::TextWrapped("Table \"%s\". Move an op to another policy and the scenario restarts with it.", o.table.name().c_str());
+    std::set<std::string> ops;  // the table's ops and the ops this trace ran (forward events)
+    for (const auto& [op, policy] : o.table.entries()) ops.insert(op);
+    for (const trace::Event& e : trace.events())
+        if (e.phase == trace::Phase::forward && !e.is_cast) ops.insert(e.op);
+
+    bool changed = false;
+    if (!ImGui::BeginTable("policies", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY)) return false;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("op");
+    ImGui::TableSetupColumn("policy");
+    ImGui::TableHeadersRow();
+    for (const std::string& op : ops) {
+        const auto policy = o.table.lookup(op);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(op.c_str());
+        ImGui::TableNextColumn();
+        ImGui::PushID(op.c_str());
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::BeginCombo("##policy", policy ? amp::policy_name(*policy) : kNotListed)) {
+            for (const amp::CastPolicy p : kPolicies) {
+                if (ImGui::Selectable(amp::policy_name(p), policy == p) && policy != p) {
+                    o.table.set(op, p);
+                    changed = true;
+                }
+            }
+            if (ImGui::Selectable(kNotListed, !policy) && policy) {
+                o.table.remove(op);
+                changed = true;
+            }
+            ImGui::EndCombo();
+        }
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+    const std::string edited = " (edited)";
+    if (changed && !o.table.name().ends_with(edited)) o.table.set_name(o.table.name() + edited);
+    return changed;
+}
+
+}  // namespace tinyamp::viz

@@ -1,0 +1,170 @@
+#include "visualizer/app/inspector_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+
+#include "visualizer/app/colors.h"
+#include "visualizer/model/inspector.h"
+
+namespace tinyamp::viz {
+namespace {
+
+void dtype_chip(DType dtype)
+{
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 size = {ImGui::CalcTextSize(dtype_name(dtype)).x + 10, h};
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(p, {p.x + size.x, p.y + size.y}, dtype_fill(dtype), 3);
+    draw->AddText({p.x + 5, p.y}, dtype_text(dtype), dtype_name(dtype));
+    ImGui::Dummy(size);
+}
+
+void tensor_table(const char* id, const char* heading, const std::vector<trace::TensorInfo>& tensors)
+{
+    if (tensors.empty()) return;
+    if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn(heading);
+    ImGui::TableSetupColumn("dtype");
+    ImGui::TableSetupColumn("shape");
+    ImGui::TableHeadersRow();
+    for (const trace::TensorInfo& t : tensors) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(t.name.empty() ? "-" : t.name.c_str());
+        ImGui::TableNextColumn();
+        dtype_chip(t.dtype);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(shape_str(t.shape).c_str());
+    }
+    ImGui::EndTable();
+}
+
+std::string percent(double share)
+{
+    char text[32];
+    if (share > 0 && share < 0.001)
+        std::snprintf(text, sizeof text, "<0.1%%");
+    else
+        std::snprintf(text, sizeof text, "%.1f%%", 100.0 * share);
+    return text;
+}
+
+// The histogram of floor(log2|x|), one bar per binade, with the f16 and bf16 limits as vertical
+// lines: what lies left of "smallest subnormal" becomes 0 in that format, what lies right of
+// "max" becomes inf, and between the subnormal and normal lines precision is lost.
+void log2_histogram(const trace::ValueStats& stats)
+{
+    const trace::Log2Histogram& h = stats.log2_abs;
+    const float width = ImGui::GetContentRegionAvail().x, height = 150;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy({width, height + 34});
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(p, {p.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
+    if (h.counts.empty()) {
+        draw->AddText({p.x + 8, p.y + 8}, IM_COL32(200, 200, 200, 255), "no finite non-zero values");
+        return;
+    }
+    // The x range: the data, widened to show f16's whole range (2^-24 .. 2^16).
+    const int data_lo = h.lowest_exponent, data_hi = h.lowest_exponent + int(h.counts.size());
+    const int lo = std::min(data_lo, -26), hi = std::max(data_hi, 18);
+    const float bin_w = width / float(hi - lo);
+    auto x_of = [&](double exponent) { return p.x + float(exponent - lo) * bin_w; };
+
+    const FormatLimits f16 = format_limits(DType::f16), bf16 = format_limits(DType::bf16);
+    // f16's lossy zones, tinted: flushed to zero (red), subnormal (amber), overflow (red).
+    draw->AddRectFilled({p.x, p.y}, {x_of(std::log2(f16.smallest_subnormal)), p.y + height}, IM_COL32(120, 30, 30, 120));
+    draw->AddRectFilled({x_of(std::log2(f16.smallest_subnormal)), p.y}, {x_of(std::log2(f16.smallest_normal)), p.y + height},
+                        IM_COL32(120, 90, 20, 100));
+    draw->AddRectFilled({x_of(std::ceil(std::log2(f16.max))), p.y}, {p.x + width, p.y + height}, IM_COL32(120, 30, 30, 120));
+
+    const std::int64_t top = *std::max_element(h.counts.begin(), h.counts.end());
+    for (std::size_t i = 0; i < h.counts.size(); ++i) {
+        if (h.counts[i] == 0) continue;
+        const double e = h.lowest_exponent + int(i);
+        const float bar = float(height - 6) * float(h.counts[i]) / float(top);
+        draw->AddRectFilled({x_of(e) + 1, p.y + height - bar}, {x_of(e + 1) - 1, p.y + height}, IM_COL32(200, 200, 210, 255));
+    }
+    auto limit = [&](double value, DType dtype, const char* name, int row) {
+        const double e = std::log2(value);
+        if (e < lo || e > hi) return;
+        const float x = x_of(e);
+        draw->AddLine({x, p.y}, {x, p.y + height}, dtype_fill(dtype), 2);
+        draw->AddText({x + 2, p.y + 2 + 14 * float(row)}, dtype_fill(dtype), name);
+    };
+    limit(f16.smallest_subnormal, DType::f16, "f16 min sub", 0);
+    limit(f16.smallest_normal, DType::f16, "f16 min normal", 1);
+    limit(f16.max, DType::f16, "65504", 0);
+    limit(bf16.smallest_subnormal, DType::bf16, "bf16 min sub", 2);
+    limit(bf16.smallest_normal, DType::bf16, "bf16 min normal", 3);
+    // The axis: a tick every 8 binades.
+    for (int e = (lo / 8) * 8; e <= hi; e += 8) {
+        if (e < lo) continue;
+        const std::string tick = "2^" + std::to_string(e);
+        draw->AddLine({x_of(e), p.y + height}, {x_of(e), p.y + height + 4}, IM_COL32(180, 180, 180, 255));
+        draw->AddText({x_of(e) - 10, p.y + height + 5}, IM_COL32(180, 180, 180, 255), tick.c_str());
+    }
+    if (bf16.smallest_subnormal < std::ldexp(1.0, lo))
+        draw->AddText({p.x, p.y + height + 19}, IM_COL32(255, 127, 14, 255), "bf16's range (2^-133 .. 2^128) covers all of this chart");
+}
+
+}  // namespace
+
+void draw_inspector(const Document& document)
+{
+    const int node = document.inspected();
+    if (node < 0) {
+        ImGui::TextWrapped("Nothing shown yet: step forward (→) or click a node.");
+        return;
+    }
+    const NodeDetails d = inspect(document.trace(), document.graph(), node);
+    ImGui::TextUnformatted(d.title.c_str());
+    ImGui::TextDisabled("%s%s", trace::node_kind_name(d.kind), document.selected() >= 0 ? "  (selected; click the canvas to follow the timeline)" : "  (the timeline's current event)");
+    ImGui::Separator();
+    if (!d.policy.empty()) {
+        ImGui::Text("autocast rule: %s", d.policy.c_str());
+        if (!d.policy_meaning.empty()) ImGui::TextWrapped("%s", d.policy_meaning.c_str());
+    }
+    if (!d.why.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 220, 120, 255));
+        ImGui::TextWrapped("why: %s", d.why.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!d.cache.empty()) ImGui::TextWrapped("%s", d.cache.c_str());
+    ImGui::Spacing();
+    tensor_table("inputs", "inputs", d.inputs);
+    const bool backward = document.graph().nodes[std::size_t(node)].phase == trace::Phase::backward;
+    tensor_table("outputs", backward && d.kind != trace::NodeKind::tensor ? "gradients" : "outputs", d.outputs);
+
+    ImGui::Spacing();
+    if (d.has_values) {
+        const trace::ValueStats& s = d.values.stats;
+        ImGui::Text("values of %s %s", dtype_name(d.values.dtype), shape_str(d.values.shape).c_str());
+        ImGui::Text("|x| from %.3g to %.3g   zeros %s", s.min_abs, s.max_abs, percent(s.zeros).c_str());
+        if (ImGui::BeginTable("lost", 3, ImGuiTableFlags_BordersInnerH)) {
+            ImGui::TableSetupColumn("lost in");
+            ImGui::TableSetupColumn("underflow → 0");
+            ImGui::TableSetupColumn("overflow → inf");
+            ImGui::TableHeadersRow();
+            for (const auto& [name, under, over] : {std::tuple{"f16", s.f16_underflow, s.f16_overflow}, std::tuple{"bf16", s.bf16_underflow, s.bf16_overflow}}) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(name);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(percent(under).c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(percent(over).c_str());
+            }
+            ImGui::EndTable();
+        }
+        ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
+        log2_histogram(s);
+    }
+    for (const std::string& fact : d.facts) ImGui::BulletText("%s", fact.c_str());
+}
+
+}  // namespace tinyamp::viz

@@ -1,0 +1,10 @@
+#pragma once
+// The inspector: everything about one node (viz::inspect), with the log2|x| histogram of its
+// values drawn against the ranges of f16 and bf16.
+#include "visualizer/app/document.h"
+
+namespace tinyamp::viz {
+
+void draw_inspector(const Document& document);
+
+}  // namespace tinyamp::viz

@@ -1,0 +1,131 @@
+// tinyamp-viz: watch dtypes flow through a computation graph, forward and backward.
+//
+//     tinyamp-viz                                   the live MLP-on-digits scenario under bf16 autocast
+//     tinyamp-viz --scenario mlp-f16-scaler         f16 with a GradScaler (see the loss-scale curve)
+//     tinyamp-viz --trace build/trace.json          a trace written by any tinyamp program
+//     tinyamp-viz --screenshot shot.png --frames 3  headless: render offscreen, write a PNG, exit
+#include <SDL.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "visualizer/app/platform.h"
+#include "visualizer/app/viz_app.h"
+
+using namespace tinyamp;
+using namespace tinyamp::viz;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double milliseconds(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double percentile(std::vector<double> values, double q)
+{
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    return values[std::min(values.size() - 1, std::size_t(q * double(values.size())))];
+}
+
+// Headless runs need no display: SDL's offscreen driver renders with EGL (Mesa's llvmpipe).
+void prefer_offscreen_driver()
+{
+    if (!std::getenv("SDL_VIDEODRIVER") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+        setenv("SDL_VIDEODRIVER", "offscreen", 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const Clock::time_point started = Clock::now();
+    CLI::App cli{"tinyamp-viz: the computation graph colored by dtype, stepped forward and backward"};
+    AppOptions options;
+    std::string screenshot, size = "1280x800";
+    int frames = 0;
+    bool timing = false, list = false;
+    cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
+    cli.add_option("--trace", options.trace_path, "show this trace JSON (Trace::to_json) instead of a scenario");
+    cli.add_option("--steps", options.steps, "training steps to run before the first frame")->check(CLI::NonNegativeNumber);
+    cli.add_option("--position", options.position, "the timeline: end, start, backward, or a number of events")->capture_default_str();
+    cli.add_option("--select", options.select, "a node to inspect: e12, an op such as linear, or backward:OP");
+    cli.add_option("--tab", options.tab, "the left panel's tab: scenario, policy or file")->capture_default_str();
+    cli.add_option("--screenshot", screenshot, "headless: render --frames frames offscreen, write the last as this PNG, exit");
+    cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
+    cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
+    cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
+    cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
+    CLI11_PARSE(cli, argc, argv);
+
+    if (list) {
+        for (const std::string& name : Scenario::names()) std::printf("%s\n", name.c_str());
+        return 0;
+    }
+    PlatformOptions platform_options;
+    if (std::sscanf(size.c_str(), "%dx%d", &platform_options.width, &platform_options.height) != 2 || platform_options.width < 320 ||
+        platform_options.height < 240) {
+        std::fprintf(stderr, "tinyamp-viz: --size '%s' is not WIDTHxHEIGHT of at least 320x240 (e.g. 1280x800)\n", size.c_str());
+        return 2;
+    }
+    const bool headless = !screenshot.empty() || frames > 0;
+    if (!screenshot.empty() && frames == 0) frames = 3;
+    platform_options.headless = headless;
+    if (headless) prefer_offscreen_driver();
+
+    try {
+        Platform platform(platform_options);
+        if (!headless && platform.video_driver() == "offscreen") {
+            std::fprintf(stderr, "tinyamp-viz: no display found (SDL chose its offscreen driver), so there is no window to show.\n"
+                                 "Run it on a desktop, under Xvfb, or headless with --screenshot out.png.\n");
+            return 2;
+        }
+        ImGui::GetIO().FontDefault = platform.ui_font();
+        VizApp app(options, platform.graph_font());
+
+        std::vector<double> frame_ms;
+        double first_frame_ms = 0;
+        Clock::time_point last = Clock::now();
+        for (int frame = 0; headless ? frame < frames : true; ++frame) {
+            if (!platform.poll_events()) break;
+            if (const std::string dropped = platform.take_dropped_file(); !dropped.empty()) app.open_trace(dropped);
+            const Clock::time_point now = Clock::now();
+            const double seconds = headless ? 1.0 / 60 : std::chrono::duration<double>(now - last).count();
+            last = now;
+
+            platform.begin_frame();
+            const ImGuiIO& io = ImGui::GetIO();
+            app.frame(seconds, io.DisplaySize.x, io.DisplaySize.y);
+            platform.render();
+            if (headless && frame + 1 == frames && !screenshot.empty()) platform.write_png(screenshot);
+            platform.present();
+            if (timing) {
+                platform.finish();
+                const double ms = milliseconds(Clock::now() - now);
+                if (frame == 0) first_frame_ms = milliseconds(Clock::now() - started);
+                else frame_ms.push_back(ms);
+            }
+        }
+        if (!screenshot.empty())
+            std::printf("tinyamp-viz: wrote %s (%dx%d, %d frames, video driver %s, %zu nodes)\n", screenshot.c_str(), platform_options.width,
+                        platform_options.height, frames, platform.video_driver().c_str(), app.document().graph().nodes.size());
+        if (timing) {
+            const double median = percentile(frame_ms, 0.5);
+            std::printf("tinyamp-viz timing: %zu nodes, %zu edges; first frame shown %.0f ms after start; frame time median %.1f ms "
+                        "(%.0f fps), 90th percentile %.1f ms over %zu frames\n",
+                        app.document().graph().nodes.size(), app.document().graph().edges.size(), first_frame_ms, median,
+                        median > 0 ? 1000.0 / median : 0.0, percentile(frame_ms, 0.9), frame_ms.size());
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tinyamp-viz: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

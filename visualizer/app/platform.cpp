@@ -1,0 +1,158 @@
+#include "visualizer/app/platform.h"
+
+#include <SDL.h>
+#include <SDL_opengl.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <backends/imgui_impl_sdl.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include <filesystem>
+#include <utility>
+#include <stdexcept>
+#include <vector>
+
+namespace tinyamp::viz {
+namespace {
+
+// DejaVu Sans (fonts-dejavu-core) has the arrows and subscripts the labels use ("f32→bf16",
+// "log₂"); ImGui's built-in font has only ASCII. Without the file the built-in font is used.
+constexpr const char* kFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+ImFont* load_font(float size, const ImWchar* ranges)
+{
+    ImGuiIO& io = ImGui::GetIO();
+    if (std::filesystem::exists(kFontPath)) {
+        if (ImFont* font = io.Fonts->AddFontFromFileTTF(kFontPath, size, nullptr, ranges)) return font;
+    }
+    ImFontConfig config;
+    config.SizePixels = size;
+    return io.Fonts->AddFontDefault(&config);
+}
+
+std::runtime_error sdl_error(const char* what) { return std::runtime_error(std::string(what) + ": " + SDL_GetError()); }
+
+}  // namespace
+
+Platform::Platform(const PlatformOptions& options)
+{
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) throw sdl_error("SDL_Init failed (is a display or SDL_VIDEODRIVER=offscreen available?)");
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    const Uint32 flags = SDL_WINDOW_OPENGL | (options.headless ? SDL_WINDOW_HIDDEN : SDL_WINDOW_SHOWN | SDL_WINDOW_RESIZABLE);
+    window_ = SDL_CreateWindow("tinyamp-viz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width, options.height, flags);
+    if (!window_) {
+        SDL_Quit();
+        throw sdl_error("SDL_CreateWindow failed");
+    }
+    gl_context_ = SDL_GL_CreateContext(window_);
+    if (!gl_context_) {
+        SDL_DestroyWindow(window_);
+        SDL_Quit();
+        throw sdl_error("SDL_GL_CreateContext failed (OpenGL 3.0 is needed; Mesa's llvmpipe has it)");
+    }
+    SDL_GL_MakeCurrent(window_, gl_context_);
+    SDL_GL_SetSwapInterval(options.headless ? 0 : 1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // no imgui.ini: every start looks the same
+    ImGui::StyleColorsDark();
+    ImGui::GetStyle().WindowRounding = 0;
+
+    static ImVector<ImWchar> ranges;  // must outlive the font atlas build
+    if (ranges.empty()) {
+        ImFontGlyphRangesBuilder builder;
+        builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
+        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀");
+        builder.BuildRanges(&ranges);
+    }
+    ui_font_ = load_font(15.0f, ranges.Data);
+    graph_font_ = load_font(28.0f, ranges.Data);
+
+    ImGui_ImplSDL2_InitForOpenGL(window_, gl_context_);
+    ImGui_ImplOpenGL3_Init("#version 130");
+}
+
+Platform::~Platform()
+{
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplSDL2_Shutdown();
+    ImGui::DestroyContext();
+    SDL_GL_DeleteContext(gl_context_);
+    SDL_DestroyWindow(window_);
+    SDL_Quit();
+}
+
+bool Platform::poll_events()
+{
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) {
+        ImGui_ImplSDL2_ProcessEvent(&event);
+        if (event.type == SDL_QUIT) quit_ = true;
+        if (event.type == SDL_WINDOWEVENT && event.window.event == SDL_WINDOWEVENT_CLOSE) quit_ = true;
+        if (event.type == SDL_DROPFILE) {
+            dropped_ = event.drop.file;
+            SDL_free(event.drop.file);
+        }
+    }
+    return !quit_;
+}
+
+std::string Platform::take_dropped_file() { return std::exchange(dropped_, std::string()); }
+
+void Platform::begin_frame()
+{
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+}
+
+void Platform::render()
+{
+    ImGui::Render();
+    const ImGuiIO& io = ImGui::GetIO();
+    glViewport(0, 0, int(io.DisplaySize.x), int(io.DisplaySize.y));
+    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void Platform::write_png(const std::string& path) const
+{
+    int width = 0, height = 0;
+    SDL_GL_GetDrawableSize(window_, &width, &height);
+    std::vector<unsigned char> pixels(std::size_t(width) * std::size_t(height) * 4);
+    glFinish();
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR)
+        throw std::runtime_error("glReadPixels failed with GL error " + std::to_string(error));
+    stbi_flip_vertically_on_write(1);  // OpenGL's rows run bottom-up, PNG's top-down
+    // Write next to the target and rename, so a failed write never leaves half a PNG behind.
+    const std::string temp = path + ".tmp";
+    if (!stbi_write_png(temp.c_str(), width, height, 4, pixels.data(), width * 4))
+        throw std::runtime_error("could not write the screenshot to '" + path + "' (is the folder there and writable?)");
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        std::filesystem::remove(temp, ec);
+        throw std::runtime_error("could not move the screenshot into place at '" + path + "'");
+    }
+}
+
+void Platform::present() { SDL_GL_SwapWindow(window_); }
+
+void Platform::finish() const { glFinish(); }
+
+std::string Platform::video_driver() const
+{
+    const char* name = SDL_GetCurrentVideoDriver();
+    return name ? name : "none";
+}
+
+}  // namespace tinyamp::viz

@@ -1,0 +1,50 @@
+#pragma once
+// The window, the OpenGL context and Dear ImGui's SDL2 + OpenGL3 backends, and reading the
+// last frame back as a PNG (the headless screenshot mode). Nothing tinyamp-specific here.
+#include <string>
+
+struct SDL_Window;
+struct ImFont;
+
+namespace tinyamp::viz {
+
+struct PlatformOptions {
+    int width = 1280;
+    int height = 800;
+    bool headless = false;  ///< no vsync, a hidden window: frames are rendered only to be read back
+};
+
+class Platform {
+public:
+    explicit Platform(const PlatformOptions& options);  ///< throws std::runtime_error naming what failed
+    ~Platform();
+    Platform(const Platform&) = delete;
+    Platform& operator=(const Platform&) = delete;
+
+    /// Handles pending events; false once the user closed the window. Dropped files are queued.
+    bool poll_events();
+    /// A file dropped on the window since the last call, or "".
+    std::string take_dropped_file();
+    void begin_frame();
+    /// Renders ImGui's draw data; the frame is shown by present().
+    void render();
+    /// Writes what render() drew as a PNG (call before present()). Throws on failure.
+    void write_png(const std::string& path) const;
+    void present();
+    /// Waits until the GPU has drawn everything (frame timing).
+    void finish() const;
+
+    ImFont* ui_font() const { return ui_font_; }
+    ImFont* graph_font() const { return graph_font_; }  ///< a large font, scaled down for node labels
+    std::string video_driver() const;
+
+private:
+    SDL_Window* window_ = nullptr;
+    void* gl_context_ = nullptr;
+    ImFont* ui_font_ = nullptr;
+    ImFont* graph_font_ = nullptr;
+    std::string dropped_;
+    bool quit_ = false;
+};
+
+}  // namespace tinyamp::viz

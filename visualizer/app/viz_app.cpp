@@ -1,0 +1,217 @@
+#include "visualizer/app/viz_app.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <charconv>
+#include <exception>
+#include <utility>
+
+#include "tinyamp/core/atomic_file.h"
+#include "visualizer/app/controls_panel.h"
+#include "visualizer/app/curves_panel.h"
+#include "visualizer/app/inspector_panel.h"
+#include "visualizer/app/timeline_bar.h"
+
+namespace tinyamp::viz {
+namespace {
+
+void place_timeline(Stepper& stepper, const std::string& position)
+{
+    if (position == "end" || position.empty()) return stepper.to_end();
+    if (position == "start") return stepper.to_start();
+    if (position == "backward") return stepper.to_backward_start();
+    std::size_t n = 0;
+    const auto [end, ec] = std::from_chars(position.data(), position.data() + position.size(), n);
+    TINYAMP_CHECK(ec == std::errc() && end == position.data() + position.size(), value, "--position '", position,
+                  "' is not understood: use end, start, backward or a number of events");
+    stepper.seek(n);
+}
+
+constexpr float kLeftWidth = 330, kRightWidth = 380;
+
+}  // namespace
+
+VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(graph_font), tab_(options.tab)
+{
+    TINYAMP_CHECK(tab_ == "scenario" || tab_ == "policy" || tab_ == "file", value, "--tab '", tab_, "' is not a tab: use scenario, policy or file");
+    if (!options.trace_path.empty()) {
+        TINYAMP_CHECK(open_trace(options.trace_path), io, message_);
+        tab_ = "file";
+    } else {
+        scenario_ = std::make_unique<Scenario>(Scenario::preset(options.scenario));
+        if (options.steps > 0) scenario_->step(options.steps);
+        show(scenario_->trace(), scenario_->summary(), false);
+    }
+    place_timeline(document_->stepper(), options.position);
+    if (!options.select.empty()) {
+        const int node = document_->find_node(options.select);
+        TINYAMP_CHECK(node >= 0, value, "--select '", options.select,
+                      "' names no node: use a node name such as e12, an op such as linear, or backward:OP");
+        document_->select(node);
+    }
+    path_input_ = options.trace_path;
+}
+
+void VizApp::show(trace::Trace trace, const std::string& title, bool keep_position)
+{
+    auto next = std::make_unique<Document>(std::move(trace), title);
+    if (keep_position && document_ && document_->stepper().event_count() == next->stepper().event_count()) {
+        next->stepper().seek(document_->stepper().position());
+        const int selected = document_->selected();
+        if (selected >= 0) next->select(next->graph().find(document_->graph().nodes[std::size_t(selected)].name));
+    } else {
+        camera_.fit_pending = true;
+    }
+    document_ = std::move(next);
+}
+
+void VizApp::set_message(std::string text, bool error)
+{
+    message_ = std::move(text);
+    message_is_error_ = error;
+}
+
+bool VizApp::open_trace(const std::string& path)
+{
+    try {
+        trace::Trace trace = trace::Trace::from_json(io::read_file(path));
+        show(std::move(trace), path, false);
+        scenario_.reset();
+        running_ = false;
+        set_message("opened " + path, false);
+        return true;
+    } catch (const std::exception& e) {
+        set_message(e.what(), true);
+        return false;
+    }
+}
+
+void VizApp::restart(const ScenarioOptions& options)
+{
+    try {
+        scenario_->reset(options);  // keeps the old scenario when the options are refused
+        show(scenario_->trace(), scenario_->summary(), false);
+        set_message("restarted: " + scenario_->summary(), false);
+    } catch (const std::exception& e) {
+        set_message(e.what(), true);
+    }
+}
+
+void VizApp::train(std::int64_t steps)
+{
+    try {
+        scenario_->step(steps);
+        show(scenario_->trace(), scenario_->summary(), true);
+    } catch (const std::exception& e) {
+        running_ = false;
+        set_message(e.what(), true);
+    }
+}
+
+void VizApp::draw_file_tab()
+{
+    ImGui::TextWrapped("Open a trace JSON written by any tinyamp program (Trace::to_json), or drop the file on the window.");
+    ImGui::SetNextItemWidth(-1);
+    const bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.json", &path_input_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("open") || enter) open_trace(path_input_);
+    ImGui::SameLine();
+    if (ImGui::Button("save this trace")) {
+        try {
+            io::write_file_atomically(path_input_, document_->trace().to_json());
+            set_message("saved " + path_input_, false);
+        } catch (const std::exception& e) {
+            set_message(e.what(), true);
+        }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("export DOT")) {
+        try {
+            const std::string dot_path = path_input_ + ".dot";
+            io::write_file_atomically(dot_path, document_->trace().to_dot());
+            set_message("wrote " + dot_path + " (dot -Tsvg draws it)", false);
+        } catch (const std::exception& e) {
+            set_message(e.what(), true);
+        }
+    }
+    if (!scenario_ && ImGui::Button("back to the live scenario")) {
+        scenario_ = std::make_unique<Scenario>(Scenario::preset(Scenario::names().front()));
+        show(scenario_->trace(), scenario_->summary(), false);
+    }
+}
+
+void VizApp::draw_left_panel(float height)
+{
+    ImGui::BeginChild("left", {kLeftWidth, height}, true);
+    if (ImGui::BeginTabBar("left_tabs")) {
+        auto tab = [&](const char* label, const char* key) {
+            const ImGuiTabItemFlags flags = tab_pending_ && tab_ == key ? ImGuiTabItemFlags_SetSelected : 0;
+            return ImGui::BeginTabItem(label, nullptr, flags);
+        };
+        if (tab("Scenario", "scenario")) {
+            if (scenario_) {
+                ScenarioOptions edited = scenario_->options();
+                TrainingActions actions;
+                if (draw_scenario_controls(edited, running_, actions)) restart(edited);
+                if (actions.restart) restart(scenario_->options());
+                if (actions.toggle_run) running_ = !running_;
+                if (actions.steps > 0) train(actions.steps);
+            } else {
+                ImGui::TextWrapped("Showing a trace file: its steps cannot be re-run. Use the File tab to go back to a live scenario.");
+            }
+            ImGui::EndTabItem();
+        }
+        if (tab("Policy table", "policy")) {
+            if (scenario_) {
+                ScenarioOptions edited = scenario_->options();
+                if (draw_policy_table(edited, document_->trace())) restart(edited);
+            } else {
+                ImGui::TextWrapped("The trace file records which rule each op followed (see the inspector).");
+            }
+            ImGui::EndTabItem();
+        }
+        if (tab("File", "file")) {
+            draw_file_tab();
+            ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
+    }
+    tab_pending_ = false;
+    if (scenario_) {
+        ImGui::Separator();
+        draw_curves(scenario_->history(), 125);
+    }
+    ImGui::EndChild();
+}
+
+void VizApp::frame(double seconds, float width, float height)
+{
+    if (running_ && scenario_) train(1);
+    document_->stepper().advance(seconds);
+
+    ImGui::SetNextWindowPos({0, 0});
+    ImGui::SetNextWindowSize({width, height});
+    ImGui::Begin("tinyamp-viz", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                             ImGuiWindowFlags_NoBringToFrontOnFocus);
+    ImGui::TextUnformatted(document_->title().c_str());
+    if (!message_.empty()) {
+        ImGui::SameLine();
+        ImGui::TextColored(message_is_error_ ? ImVec4(1, 0.4f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1), "   %s", message_.c_str());
+    }
+    draw_timeline(*document_);
+
+    const float body = ImGui::GetContentRegionAvail().y;
+    draw_left_panel(body);
+    ImGui::SameLine();
+    const float graph_width = ImGui::GetContentRegionAvail().x - kRightWidth - ImGui::GetStyle().ItemSpacing.x;
+    ImGui::BeginChild("graph", {graph_width, body}, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_graph_view(*document_, camera_, graph_font_);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("inspector", {kRightWidth, body}, true);
+    draw_inspector(*document_);
+    ImGui::EndChild();
+    ImGui::End();
+}
+
+}  // namespace tinyamp::viz

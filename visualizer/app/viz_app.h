@@ -1,0 +1,59 @@
+#pragma once
+// The visualizer's window: the timeline on top; the scenario's knobs, the policy table, trace
+// files and the training curves on the left; the graph in the middle; the inspector on the right.
+// It shows either a live scenario (trained a step at a time) or a trace JSON file.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "visualizer/app/document.h"
+#include "visualizer/app/graph_view.h"
+#include "visualizer/scenarios/scenario.h"
+
+struct ImFont;
+
+namespace tinyamp::viz {
+
+struct AppOptions {
+    std::string scenario = "mlp-bf16";  ///< a Scenario::names() preset
+    std::string trace_path;             ///< when set, show this trace JSON instead of a scenario
+    std::int64_t steps = 0;             ///< training steps to run before the first frame
+    std::string position = "end";       ///< the timeline: "end", "start", "backward" or a number of events
+    std::string select;                 ///< a node to inspect: "e12", an op name, or "backward:OP"
+    std::string tab = "scenario";       ///< the left panel's tab: scenario, policy, file
+};
+
+class VizApp {
+public:
+    /// Throws Error naming the bad option (unknown scenario, unreadable trace, no such node).
+    VizApp(const AppOptions& options, ImFont* graph_font);
+
+    /// Draws one frame; `seconds` is the time since the last one (the timeline's play uses it).
+    void frame(double seconds, float width, float height);
+    /// Shows a trace JSON file; on failure keeps what is shown and displays the error.
+    bool open_trace(const std::string& path);
+
+    const Document& document() const { return *document_; }
+    const std::string& message() const { return message_; }
+
+private:
+    void show(trace::Trace trace, const std::string& title, bool keep_position);
+    void restart(const ScenarioOptions& options);
+    void train(std::int64_t steps);
+    void set_message(std::string text, bool error);
+    void draw_left_panel(float height);
+    void draw_file_tab();
+
+    std::unique_ptr<Scenario> scenario_;  // null while a trace file is shown
+    std::unique_ptr<Document> document_;
+    GraphCamera camera_;
+    ImFont* graph_font_;
+    std::string tab_;
+    bool tab_pending_ = true;  // select tab_ once, at the first frame
+    bool running_ = false;
+    std::string path_input_;
+    std::string message_;
+    bool message_is_error_ = false;
+};
+
+}  // namespace tinyamp::viz
