@@ -1,1 +1,170 @@
 #include "visualizer/scenarios/scenario.h"
+
+#include <cmath>
+#include <utility>
+
+#include "tools/train/models.h"
+#include "tools/train/trainer.h"
+
+namespace tinyamp::viz {
+
+namespace {
+
+constexpr double kMomentum = 0.9;      // as tinyamp-train
+constexpr int kDeepHiddenLayers = 14;  // Linear(32, 32) ReLU pairs; scenario.h says what this gives
+
+// The digits, pixels scaled to 0..1 as tinyamp-train does, loaded once per process.
+const data::Dataset& digits()
+{
+    static const data::Dataset all = [] {
+        data::Dataset d = data::load_digits(data::data_path("digits.csv.gz"));
+        d.features = div(d.features, 16.0);
+        return d;
+    }();
+    return all;
+}
+
+// tinyamp-train's training split for this seed (its test fraction; the test part is not used).
+data::Dataset training_set(std::uint64_t seed) { return data::train_test_split(digits(), train::TrainConfig{}.test_fraction, seed).first; }
+
+// A narrow, deep MLP: a graph big enough to need the visualizer's zoom and pan.
+std::shared_ptr<nn::Sequential> make_deep_model()
+{
+    auto model = std::make_shared<nn::Sequential>();
+    model->emplace_back<nn::Linear>(64, 32);
+    model->emplace_back<nn::ReLU>();
+    for (int i = 0; i < kDeepHiddenLayers; ++i) {
+        model->emplace_back<nn::Linear>(32, 32);
+        model->emplace_back<nn::ReLU>();
+    }
+    model->emplace_back<nn::Linear>(32, 10);
+    return model;
+}
+
+// The slices of a batch that a step's forward passes take, laid out as the model wants them.
+std::vector<data::Batch> micro_batches(const data::Batch& batch, std::int64_t m, train::ModelKind input_kind)
+{
+    const std::int64_t n = batch.labels.size(0);
+    std::vector<data::Batch> out;
+    for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t start = i * n / m, length = (i + 1) * n / m - start;
+        out.push_back({train::shape_input(input_kind, batch.features.narrow(0, start, length)), batch.labels.narrow(0, start, length)});
+    }
+    return out;
+}
+
+}  // namespace
+
+// What a scenario trains with. Built whole before a Scenario takes it (reset's strong guarantee).
+struct Scenario::State {
+    train::ModelKind input_kind;  // how shape_input lays out the features ("deep" takes them flat, as mlp)
+    std::shared_ptr<nn::Sequential> model;
+    std::unique_ptr<optim::SGD> optimizer;
+    std::unique_ptr<amp::GradScaler> scaler;  // null without a scaler
+    std::shared_ptr<const amp::PolicyTable> table;
+    data::DataLoader loader;
+    std::int64_t next_batch;  // in the loader's current epoch; == loader.size() starts the next epoch
+
+    explicit State(const ScenarioOptions& options);
+    StepRecord step(const ScenarioOptions& options, std::int64_t step_number, trace::Trace& trace);
+};
+
+Scenario::State::State(const ScenarioOptions& options)
+    : input_kind(options.model == "cnn" ? train::ModelKind::cnn : train::ModelKind::mlp),
+      table(std::make_shared<const amp::PolicyTable>(options.table)),
+      // drop_last: every batch has batch_size samples (validate checked there is one), so each
+      // micro-batch gets at least one.
+      loader(training_set(options.seed), options.batch_size, /*shuffle=*/true, /*drop_last=*/true, options.seed),
+      next_batch(loader.size())
+{
+    manual_seed(options.seed);  // the model's weights come from the default generator
+    model = options.model == "deep" ? make_deep_model() : train::make_model(input_kind);
+    optimizer = std::make_unique<optim::SGD>(model->parameters(), optim::SGDOptions{.lr = options.lr, .momentum = kMomentum});
+    if (options.scaler) scaler = std::make_unique<amp::GradScaler>("cpu", options.scaler_options);
+}
+
+// One training step; `trace` receives its forward pass (the whole autocast region), scale() and
+// backward(). The optimizer's update is left out: its many small ops would flood the graph.
+StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t step_number, trace::Trace& trace)
+{
+    if (next_batch == loader.size()) {
+        loader.begin();  // the next epoch, in the next seeded shuffled order
+        next_batch = 0;
+    }
+    // Sliced before recording, so the graph starts at the inputs.
+    const std::vector<data::Batch> micro = micro_batches(loader.batch(next_batch++), options.micro_batches, input_kind);
+
+    optimizer->zero_grad();
+    Tensor loss;
+    {
+        trace::TraceRecorder recorder(trace);
+        {
+            // One region for all micro-batches: the cast cache lives until its outermost exit, so
+            // the weights cast by the first forward pass are hits for the next ones.
+            amp::autocast region("cpu", {.dtype = options.dtype,
+                                         .enabled = options.autocast,
+                                         .cache_enabled = options.cache_enabled,
+                                         .table = table});
+            for (const data::Batch& mb : micro) {
+                Tensor part = cross_entropy((*model)(mb.features), mb.labels);
+                if (micro.size() > 1) part = div(part, double(micro.size()));  // gradient accumulation's 1/m
+                loss = loss.defined() ? add(loss, part) : part;
+            }
+        }
+        // Outside the region, as in PyTorch: backward runs in the dtypes the forward pass chose.
+        (scaler ? scaler->scale(loss) : loss).backward();
+    }
+
+    StepRecord record{.step = step_number, .loss = loss.item()};
+    if (scaler) {
+        record.skipped = !scaler->step(*optimizer);
+        scaler->update();
+        record.scale = scaler->get_scale();
+    } else {
+        optimizer->step();
+    }
+    return record;
+}
+
+void Scenario::validate(const ScenarioOptions& options)
+{
+    TINYAMP_CHECK(options.model == "mlp" || options.model == "cnn" || options.model == "deep", value, "unknown model '", options.model,
+                  "': choose mlp, cnn or deep");
+    TINYAMP_CHECK(!options.autocast || options.dtype == f16 || options.dtype == bf16, value, "autocast dtype ", dtype_name(options.dtype),
+                  " is not a lower precision: choose f16 or bf16, or turn autocast off for an f32 run");
+    TINYAMP_CHECK(options.micro_batches >= 1, value, "micro_batches must be >= 1 (forward passes per step), got ", options.micro_batches);
+    TINYAMP_CHECK(options.batch_size >= options.micro_batches, value, "batch_size ", options.batch_size, " is smaller than micro_batches ",
+                  options.micro_batches, ": each micro-batch needs a sample; raise batch_size or lower micro_batches");
+    TINYAMP_CHECK(options.lr > 0 && std::isfinite(options.lr), value, "lr must be a finite number > 0, got ", options.lr,
+                  " (0.05 trains these models well)");
+    const std::int64_t samples = training_set(options.seed).size();
+    TINYAMP_CHECK(options.batch_size <= samples, value, "batch_size ", options.batch_size, " is larger than the training set (", samples,
+                  " digits): choose at most ", samples);
+}
+
+Scenario::Scenario(ScenarioOptions options) { reset(std::move(options)); }
+
+void Scenario::reset(ScenarioOptions options)
+{
+    // Build everything first; only then swap it in, with moves that cannot throw.
+    validate(options);
+    auto state = std::make_shared<State>(options);
+    trace::Trace trace;
+    std::vector<StepRecord> history{state->step(options, 1, trace)};
+    options_ = std::move(options);
+    trace_ = std::move(trace);
+    history_ = std::move(history);
+    state_ = std::move(state);
+}
+
+void Scenario::step(std::int64_t steps)
+{
+    TINYAMP_CHECK(steps >= 0, value, "Scenario::step: steps must be >= 0, got ", steps);
+    for (std::int64_t i = 0; i < steps; ++i) {
+        trace::Trace trace;
+        history_.push_back(state_->step(options_, std::int64_t(history_.size()) + 1, trace));
+        trace_ = std::move(trace);
+    }
+}
+
+}  // namespace tinyamp::viz
