@@ -1,5 +1,6 @@
 // build_graph: the nodes and edges that both Trace::to_dot() and the visualizer draw, checked on
-// recorded traces (a square with a repeated input, and a bf16 autocast step with a cache hit).
+// recorded traces (tests/support/recorded_traces.h: a square with a repeated input, and a bf16
+// autocast step with a cache hit).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -9,6 +10,8 @@
 #include <tinyamp/trace/trace.h>
 #include <tinyamp/trace/trace_graph.h>
 
+#include "tests/support/recorded_traces.h"
+
 using namespace tinyamp;
 using trace::NodeKind;
 using trace::Trace;
@@ -16,38 +19,16 @@ using trace::TraceGraph;
 
 namespace {
 
-// sum(x * x) and its backward: mul takes x twice, so two edges join the same two nodes.
-Trace square_trace(const Tensor& x)
-{
-    Trace t;
-    trace::TraceRecorder record(t);
-    sum(mul(x, x)).backward();
-    return t;
-}
-
-// Under bf16 autocast, w is used by two linears: cast once (stored), then served by the cache.
-Trace autocast_reuse_trace(const Tensor& x, const Tensor& w)
-{
-    Trace t;
-    trace::TraceRecorder record(t);
-    Tensor loss;
-    {
-        amp::autocast region("cpu");
-        loss = sum(linear(linear(x, w), w));
-    }
-    loss.backward();
-    return t;
-}
-
 const trace::GraphNode& node_of(const TraceGraph& g, std::size_t event) { return g.nodes.at(std::size_t(g.node_of_event(event))); }
 
 }  // namespace
 
 TEST_CASE("build_graph: one node per event named e<seq>, each outside tensor t<id> right before its first consumer")
 {
-    const Tensor x = tensor({1.0, -2.0, 3.0}).requires_grad_().set_name("x");
-    const Trace t = square_trace(x);
-    const TraceGraph g = build_graph(t);
+    const test::SquareStep square;
+    const Tensor& x = square.x;
+    const Trace& t = square.trace;
+    const TraceGraph& g = square.graph;
     REQUIRE(t.events().size() >= 4);
     REQUIRE(g.event_nodes.size() == t.events().size());
     for (std::size_t i = 0; i < t.events().size(); ++i) {
@@ -59,7 +40,7 @@ TEST_CASE("build_graph: one node per event named e<seq>, each outside tensor t<i
         CHECK(g.find(n.name) == g.node_of_event(i));
     }
     // x comes first, then mul; the gradient seed just before the first backward event.
-    const int x_node = g.find(std::string("t").append(std::to_string(x.id())));
+    const int x_node = square.node_of_tensor(x);
     REQUIRE(x_node == 0);
     CHECK(g.nodes[0].kind == NodeKind::tensor);
     CHECK(g.nodes[0].is_parameter);
@@ -80,9 +61,10 @@ TEST_CASE("build_graph: one node per event named e<seq>, each outside tensor t<i
 
 TEST_CASE("build_graph: one edge per input slot, so mul(x, x) has two distinct edges from x")
 {
-    const Tensor x = tensor({1.0, -2.0, 3.0}).requires_grad_().set_name("x");
-    const Trace t = square_trace(x);
-    const TraceGraph g = build_graph(t);
+    const test::SquareStep square;
+    const Tensor& x = square.x;
+    const Trace& t = square.trace;
+    const TraceGraph& g = square.graph;
     std::size_t inputs = 0;
     for (const trace::Event& e : t.events()) inputs += e.inputs.size();
     CHECK(g.edges.size() == inputs);
@@ -108,11 +90,9 @@ TEST_CASE("build_graph: one edge per input slot, so mul(x, x) has two distinct e
 
 TEST_CASE("build_graph: casts, the cache's store and hit, the parameter, and the legend's dtypes")
 {
-    Generator gen(3);
-    const Tensor x = randn({2, 4}, f32, gen).set_name("x");
-    const Tensor w = randn({4, 4}, f32, gen).requires_grad_().set_name("w");
-    const Trace t = autocast_reuse_trace(x, w);
-    const TraceGraph g = build_graph(t);
+    const test::CastReuseStep reuse(3);
+    const Trace& t = reuse.trace;
+    const TraceGraph& g = reuse.graph;
     CHECK(g.has_casts);
     CHECK(g.has_cache_hits);
     CHECK(g.dtypes == std::vector<DType>{f32, bf16});
@@ -131,14 +111,14 @@ TEST_CASE("build_graph: casts, the cache's store and hit, the parameter, and the
     CHECK(casts == 3);  // x and w for the first linear, w again (the hit) for the second; sum is not listed
     CHECK(stored == 1);
     CHECK(hits == 1);
-    const int w_node = g.find(std::string("t").append(std::to_string(w.id())));
-    REQUIRE(w_node >= 0);
-    CHECK(g.nodes[std::size_t(w_node)].is_parameter);
-    CHECK_FALSE(g.nodes[std::size_t(g.find(std::string("t").append(std::to_string(x.id()))))].is_parameter);
-    // w has one node however often it is cast.
-    int w_nodes = 0;
-    for (const trace::GraphNode& n : g.nodes) w_nodes += n.kind == NodeKind::tensor && n.tensor.id == w.id() ? 1 : 0;
-    CHECK(w_nodes == 1);
+    const int w1_node = reuse.node_of_tensor(reuse.w1);
+    REQUIRE(w1_node >= 0);
+    CHECK(g.nodes[std::size_t(w1_node)].is_parameter);
+    CHECK_FALSE(g.nodes[std::size_t(reuse.node_of_tensor(reuse.x))].is_parameter);
+    // w1 has one node however often it is cast.
+    int w1_nodes = 0;
+    for (const trace::GraphNode& n : g.nodes) w1_nodes += n.kind == NodeKind::tensor && n.tensor.id == reuse.w1.id() ? 1 : 0;
+    CHECK(w1_nodes == 1);
 }
 
 TEST_CASE("build_graph of an empty trace has no nodes, edges or dtypes")
@@ -153,12 +133,9 @@ TEST_CASE("build_graph of an empty trace has no nodes, edges or dtypes")
 
 TEST_CASE("to_dot writes build_graph's nodes with their labels, and each edge with id=\"edge<k>\"")
 {
-    Generator gen(4);
-    const Tensor x = randn({2, 4}, f32, gen).set_name("x");
-    const Tensor w = randn({4, 4}, f32, gen).requires_grad_().set_name("w");
-    const Trace t = autocast_reuse_trace(x, w);
-    const TraceGraph g = build_graph(t);
-    const std::string dot = t.to_dot();
+    const test::CastReuseStep reuse(4);
+    const TraceGraph& g = reuse.graph;
+    const std::string dot = reuse.trace.to_dot();
     for (const trace::GraphNode& n : g.nodes) {
         std::string label;
         for (const std::string& line : n.label) label.append(label.empty() ? "" : "\\n").append(line);
