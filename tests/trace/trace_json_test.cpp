@@ -38,6 +38,8 @@ TensorInfo with_stats(TensorInfo t)
     t.stats.f16_overflow = 0.2;
     t.stats.bf16_underflow = 0.3;
     t.stats.bf16_overflow = 0.4;
+    t.stats.log2_abs.lowest_exponent = -3;
+    t.stats.log2_abs.counts = {2, 0, 5};
     return t;
 }
 
@@ -95,6 +97,8 @@ void check_same_tensor(const TensorInfo& a, const TensorInfo& b)
     CHECK(a.stats.f16_overflow == b.stats.f16_overflow);
     CHECK(a.stats.bf16_underflow == b.stats.bf16_underflow);
     CHECK(a.stats.bf16_overflow == b.stats.bf16_overflow);
+    CHECK(a.stats.log2_abs.lowest_exponent == b.stats.log2_abs.lowest_exponent);
+    CHECK(a.stats.log2_abs.counts == b.stats.log2_abs.counts);
 }
 
 void check_same_event(const Event& a, const Event& b)
@@ -143,10 +147,12 @@ void check_rejected(const std::string& text, std::initializer_list<const char*> 
 
 }  // namespace
 
-TEST_CASE("to_json writes version 1 with every field, dtypes as names and shapes as arrays")
+TEST_CASE("to_json writes version 2 with every field, dtypes as names and shapes as arrays")
 {
     const std::string text = sample_trace().to_json();
-    CHECK(text.find("\"version\": 1") != std::string::npos);
+    CHECK(text.find("\"version\": 2") != std::string::npos);
+    CHECK(text.find("\"log2_abs\": {") != std::string::npos);
+    CHECK(text.find("\"lowest_exponent\": -3") != std::string::npos);
     CHECK(text.find("\"dtype\": \"bf16\"") != std::string::npos);
     CHECK(text.find("\"phase\": \"backward\"") != std::string::npos);
     CHECK(text.find("\"cache\": \"stored\"") != std::string::npos);
@@ -202,10 +208,13 @@ TEST_CASE("from_json rejects text that is not JSON, or not a trace")
     check_rejected("", {"not valid JSON"});
     check_rejected("[1, 2]", {"expected an object, found array"});
     check_rejected("{\"events\": []}", {"version: missing"});
-    check_rejected("{\"version\": 2, \"events\": []}", {"version", "knows version 1", "says 2"});
+    check_rejected("{\"version\": 3, \"events\": []}", {"version", "knows versions 1 to 2", "says 3"});
+    check_rejected("{\"version\": 0, \"events\": []}", {"version", "says 0"});
+    check_rejected("{\"version\": \"2\", \"events\": []}", {"version", "says \"2\""});
     check_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
     check_rejected("{\"version\": 1, \"events\": [], \"extra\": 0}", {"extra: unknown field"});
     CHECK(Trace::from_json("{\"version\": 1, \"events\": []}").events().empty());
+    CHECK(Trace::from_json("{\"version\": 2, \"events\": []}").events().empty());
 }
 
 TEST_CASE("from_json names the event and field that is wrong")
@@ -236,4 +245,75 @@ TEST_CASE("from_json checks stats: present exactly when has_stats, shares within
     check_rejected(broken("\"nans\": 0.125,", ""), {"events[0].outputs[0].stats.nans: missing"});
     check_rejected(broken("\"has_stats\": true", "\"has_stats\": false"), {"events[0].outputs[0].stats: given but has_stats is false"});
     check_rejected(broken("\"has_stats\": false", "\"has_stats\": true"), {"events[0].inputs[0].stats: missing (has_stats is true)"});
+}
+
+namespace {
+
+// `text` with every "log2_abs" field (and the comma before it) taken out.
+std::string without_histograms(std::string text)
+{
+    for (std::size_t at = text.find("\"log2_abs\""); at != std::string::npos; at = text.find("\"log2_abs\"")) {
+        const std::size_t comma = text.rfind(',', at), end = text.find('}', at);
+        text.erase(comma, end + 1 - comma);
+    }
+    return text;
+}
+
+// A version 1 file as tinyamp wrote it before the histogram: stats without "log2_abs".
+std::string version_1_trace(const std::string& extra_stats_field = "")
+{
+    return std::string(R"({"version": 1, "events": [{"seq": 1, "phase": "forward", "op": "relu", "is_cast": false,
+      "inputs": [{"id": 1, "dtype": "f32", "shape": [2], "name": "h", "is_leaf": true, "requires_grad": false,
+                  "has_stats": false}],
+      "outputs": [{"id": 2, "dtype": "f32", "shape": [2], "name": "", "is_leaf": false, "requires_grad": false,
+                   "has_stats": true, "stats": {"min_abs": 0.5, "max_abs": 2.0, "zeros": 0.0, "infs": 0.0, "nans": 0.0,
+                   "f16_underflow": 0.0, "f16_overflow": 0.0, "bf16_underflow": 0.0, "bf16_overflow": 0.0)")
+        .append(extra_stats_field)
+        .append(R"(}}],
+      "device_type": "cpu", "policy": "", "why": "relu ran with autocast off", "cache": "none"}]})");
+}
+
+}  // namespace
+
+TEST_CASE("from_json still reads version 1 files: their histograms are empty")
+{
+    const Trace t = Trace::from_json(version_1_trace());
+    REQUIRE(t.events().size() == 1);
+    const TensorInfo& out = t.events()[0].outputs.at(0);
+    CHECK(out.has_stats);
+    CHECK(out.stats.max_abs == 2.0);
+    CHECK(out.stats.log2_abs.counts.empty());
+    CHECK(out.stats.log2_abs.lowest_exponent == 0);
+    // Written again, it is version 2 with an empty histogram, which reads back the same.
+    const std::string again = t.to_json();
+    CHECK(again.find("\"version\": 2") != std::string::npos);
+    CHECK(again.find("\"counts\": []") != std::string::npos);
+    CHECK(Trace::from_json(again).to_json() == again);
+    // The sample trace as version 1 wrote it: the same events, no histograms.
+    std::string sample_v1 = without_histograms(sample_trace().to_json());
+    sample_v1.replace(sample_v1.find("\"version\": 2"), 12, "\"version\": 1");
+    const Trace back = Trace::from_json(sample_v1);
+    REQUIRE(back.events().size() == 3);
+    CHECK(back.events()[1].outputs.at(0).stats.f16_overflow == 0.2);
+    CHECK(back.events()[1].outputs.at(0).stats.log2_abs.counts.empty());
+    // A version 1 file has no histogram to give: one there is an unknown field, as any other.
+    check_rejected(version_1_trace(R"(, "log2_abs": {"lowest_exponent": 0, "counts": []})"),
+                   {"events[0].outputs[0].stats.log2_abs: unknown field"});
+}
+
+TEST_CASE("from_json checks the version 2 histogram: present, integer counts >= 0, no empty ends, exponents of doubles")
+{
+    const std::string at = "events[0].outputs[0].stats.log2_abs";
+    check_rejected(without_histograms(sample_trace().to_json()), {"events[0].outputs[0].stats.log2_abs: missing"});
+    check_rejected(broken("\"counts\": [", "\"counts\": [-1, "), {(at + ".counts[0]").c_str(), "-1", "outside [0, "});
+    check_rejected(broken("\"counts\": [", "\"counts\": [\"two\", "), {(at + ".counts[0]").c_str(), "expected an integer, found \"two\""});
+    check_rejected(broken("\"counts\": [", "\"counts\": [1.5, "), {(at + ".counts[0]").c_str(), "expected an integer, found 1.5"});
+    check_rejected(broken("\"counts\": [", "\"counts\": {}, \"x\": ["), {(at + ".x: unknown field").c_str()});
+    check_rejected(broken("\"counts\": [", "\"counts\": 3, \"x\": ["), {(at + ".x: unknown field").c_str()});
+    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": \"-3\""),
+                   {(at + ".lowest_exponent").c_str(), "expected an integer"});
+    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": -2000"), {(at + ".lowest_exponent").c_str(), "outside [-1074, 1023]"});
+    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": 1022"), {(at + ".counts").c_str(), "beyond the largest"});
+    check_rejected(broken("\"lowest_exponent\": -3,", ""), {(at + ".lowest_exponent: missing").c_str()});
+    check_rejected(broken("\"counts\": [", "\"counts\": [0, "), {(at + ".counts").c_str(), "first and last counts must be non-zero"});
 }

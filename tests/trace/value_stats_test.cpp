@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <tinyamp/tinyamp.h>
 #include <tinyamp/trace/trace.h>
@@ -94,6 +95,63 @@ TEST_CASE("compute_stats reads every dtype's values exactly")
     CHECK(halves.f16_overflow == 0);
     const ValueStats flags = stats_of({1.0, 0.0, 0.0, 1.0}, boolean);
     CHECK(flags.zeros == 0.5);
+}
+
+TEST_CASE("compute_stats: the log2|x| histogram counts finite non-zero values by binade, from the lowest to the highest")
+{
+    // floor(log2|x|): 1 and 1.5 -> 0, 3 and -2 -> 1, 0.25 -> -2; 0, inf and NaN are left out.
+    const trace::Log2Histogram h = stats_of({1.0, 1.5, 3.0, 0.25, 0.0, kInf, -2.0, kNaN}).log2_abs;
+    CHECK(h.lowest_exponent == -2);
+    CHECK(h.counts == std::vector<std::int64_t>{1, 0, 2, 2});  // binades -2, -1 (empty), 0, 1
+
+    // Just below a power of two stays in the binade under it.
+    const trace::Log2Histogram edge = stats_of({std::nextafter(4.0, 0.0), 4.0}).log2_abs;
+    CHECK(edge.lowest_exponent == 1);
+    CHECK(edge.counts == std::vector<std::int64_t>{1, 1});
+}
+
+TEST_CASE("compute_stats: the histogram is empty when no value is finite and non-zero")
+{
+    for (const Tensor& t : {tensor({0.0, kInf, -kInf, kNaN}), zeros({0}), Tensor()}) {
+        const trace::Log2Histogram h = compute_stats(t).log2_abs;
+        CHECK(h.counts.empty());
+        CHECK(h.lowest_exponent == 0);
+    }
+}
+
+TEST_CASE("compute_stats: subnormals land in their own binades, exactly, in f32 and f64")
+{
+    // f32: 2^-149 is the smallest subnormal, 2^-127 a subnormal, 2^-126 the smallest normal.
+    const trace::Log2Histogram f = stats_of({std::ldexp(1.0, -149), std::ldexp(1.0, -127), std::ldexp(1.0, -126)}, f32).log2_abs;
+    CHECK(f.lowest_exponent == -149);
+    REQUIRE(f.counts.size() == 24);
+    CHECK(f.counts.front() == 1);
+    CHECK(f.counts[22] == 1);
+    CHECK(f.counts[23] == 1);
+    // f64: the smallest subnormal and 3 times it (binade -1073), and the largest double.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    const trace::Log2Histogram d = stats_of({tiny, 3 * tiny, -tiny}).log2_abs;
+    CHECK(d.lowest_exponent == trace::Log2Histogram::kSmallestExponent);
+    CHECK(d.counts == std::vector<std::int64_t>{2, 1});
+    const trace::Log2Histogram top = stats_of({std::numeric_limits<double>::max()}).log2_abs;
+    CHECK(top.lowest_exponent == trace::Log2Histogram::kLargestExponent);
+    CHECK(top.counts == std::vector<std::int64_t>{1});
+    // f16's smallest subnormal, read from an f16 tensor.
+    CHECK(stats_of({std::ldexp(1.0, -24)}, f16).log2_abs.lowest_exponent == -24);
+}
+
+TEST_CASE("compute_stats: the histogram holds every finite non-zero value of a large tensor")
+{
+    Generator gen(5);
+    const Tensor t = randn({1000}, f32, gen);
+    const trace::Log2Histogram h = compute_stats(t).log2_abs;
+    std::int64_t total = 0;
+    for (const std::int64_t n : h.counts) total += n;
+    CHECK(total == 1000);  // randn gives no exact zeros
+    REQUIRE_FALSE(h.counts.empty());
+    CHECK(h.counts.front() > 0);
+    CHECK(h.counts.back() > 0);
+    CHECK(h.lowest_exponent + int(h.counts.size()) - 1 == std::ilogb(compute_stats(t).max_abs));
 }
 
 TEST_CASE("describe copies what the trace needs from a tensor, with stats only when asked")

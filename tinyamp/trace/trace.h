@@ -24,7 +24,11 @@ const char* cache_event_name(CacheEvent cache);  ///< "none" / "stored" / "hit"
 /// How many finite non-zero values fall in each binade [2^e, 2^(e+1)), e = floor(log2|x|):
 /// the visualizer's log2|x| histogram, drawn against the f16 and bf16 limits.
 struct Log2Histogram {
-    int lowest_exponent = 0;           ///< e of counts[0]
+    /// floor(log2|x|) of finite non-zero doubles: 2^-1074 (the smallest subnormal) up to 2^1023.
+    static constexpr int kSmallestExponent = -1074;
+    static constexpr int kLargestExponent = 1023;
+
+    int lowest_exponent = 0;           ///< e of counts[0]; 0 when counts is empty
     std::vector<std::int64_t> counts;  ///< counts[i]: values with floor(log2|x|) == lowest_exponent + i; empty if none
 };
 
@@ -81,9 +85,12 @@ public:
     const std::vector<Event>& events() const { return events_; }
     void add(Event event);             ///< assigns seq: one more than the last event's
     void clear() { events_.clear(); }
-    /// JSON: {"version": 1, "events": [...]} with every field above (dtypes as "f32", shapes as arrays).
+    /// JSON: {"version": 2, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
+    /// the histogram as {"lowest_exponent": e, "counts": [...]}); trace_json.cpp describes the format.
     std::string to_json() const;
-    static Trace from_json(const std::string& text);  ///< throws Error(io) naming what is wrong
+    /// Reads versions 2 and 1 (which has no histograms: they read as empty). Throws Error(io)
+    /// naming what is wrong and where.
+    static Trace from_json(const std::string& text);
     /// Graphviz DOT: op nodes filled by their output dtype (palette.h), cast nodes distinct,
     /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,
     /// and a legend of the dtypes that appear. Node names: e<seq> for events, t<id> for tensors

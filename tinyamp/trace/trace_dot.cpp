@@ -9,15 +9,16 @@
 //   * edges from the event that made a tensor to each event that used it, labelled with the
 //     tensor's dtype and shape and colored like it;
 //   * forward and backward events in two clusters, and a legend of the dtypes that appear.
-// Node names: e<seq> for events, t<id> for outside tensors, legend_<dtype> for legend swatches.
-#include <map>
-#include <set>
+// Node names: e<seq> for events, t<id> for outside tensors, legend_<dtype> for legend swatches;
+// edges carry id="edge<k>", k their index in TraceGraph::edges. The nodes, edges and labels come
+// from build_graph (trace_graph.h), which the visualizer draws too; this file adds the styles.
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/trace_graph.h"
 
 namespace tinyamp::trace {
 namespace {
@@ -43,23 +44,6 @@ std::string joined_lines(const std::vector<std::string>& lines)
     std::string text;
     for (std::size_t i = 0; i < lines.size(); ++i) text.append(i == 0 ? "" : "\n").append(lines[i]);
     return text;
-}
-
-std::string dtype_and_shape(const TensorInfo& t)
-{
-    std::string text = dtype_name(t.dtype);
-    return text.append(" ").append(shape_str(t.shape));
-}
-
-std::string event_node(const Event& e) { return std::string("e").append(std::to_string(e.seq)); }
-std::string tensor_node(const TensorInfo& t) { return std::string("t").append(std::to_string(t.id)); }
-
-// The dtype an event's box is filled with: its (first) output's, else its first input's.
-const TensorInfo* coloring_tensor(const Event& e)
-{
-    if (!e.outputs.empty()) return &e.outputs.front();
-    if (!e.inputs.empty()) return &e.inputs.front();
-    return nullptr;
 }
 
 struct NodeStyle {
@@ -89,59 +73,30 @@ std::string node_line(const std::string& name, const NodeStyle& s, const std::ve
     return out.str();
 }
 
-std::vector<std::string> event_label(const Event& e)
+// How a graph node looks: ops are boxes (rounded in forward), casts "cds" tags (dashed when the
+// cache served them), outside tensors ellipses (dashed when made before the recording started).
+NodeStyle graph_node_style(const GraphNode& node)
 {
-    std::vector<std::string> lines;
-    if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
-        std::string cast = "cast ";
-        lines.push_back(cast.append(dtype_name(e.inputs[0].dtype)).append("\u2192").append(dtype_name(e.outputs[0].dtype)));
-    } else {
-        lines.push_back(e.op);
+    const std::string shape = node.kind == NodeKind::op ? "box" : node.kind == NodeKind::cast ? "cds" : "ellipse";
+    NodeStyle style = node.has_dtype ? dtype_style(shape, node.dtype) : NodeStyle{shape};
+    if (node.kind == NodeKind::tensor) {
+        if (!node.tensor.is_leaf) style.style = "filled,dashed";
+        return style;
     }
-    for (const TensorInfo& out : e.outputs) {
-        if (e.phase == Phase::forward) {
-            lines.push_back(dtype_and_shape(out));
-        } else {  // a gradient; AccumulateGrad names the .grad it wrote
-            std::string line = out.name.empty() ? "grad" : out.name;
-            lines.push_back(line.append(" ").append(dtype_and_shape(out)));
-        }
-    }
-    if (e.outputs.empty() && e.phase == Phase::backward) lines.push_back("no gradients");
-    if (e.cache == CacheEvent::hit) lines.push_back("cache hit");
-    if (e.cache == CacheEvent::stored) lines.push_back("cache stored");
-    // A cast's rule is its consumer's (shown on that op), so only ops show theirs.
-    if (!e.policy.empty() && !e.is_cast) lines.push_back(e.policy);
-    return lines;
+    if (node.phase == Phase::forward && node.kind == NodeKind::op) style.style = "filled,rounded";
+    if (node.cache == CacheEvent::hit) style.style = "filled,dashed";
+    return style;
 }
 
-std::string event_line(const Event& e)
+// The edge's id ("edge<k>", k its index in TraceGraph::edges) lets a layout read back exactly
+// this edge, even when two edges join the same nodes (mul(x, x)).
+std::string edge_line(const TraceGraph& graph, std::size_t k)
 {
-    const TensorInfo* colored = coloring_tensor(e);
-    const std::string shape = e.is_cast ? "cds" : "box";
-    NodeStyle style = colored ? dtype_style(shape, colored->dtype) : NodeStyle{shape};
-    if (e.phase == Phase::forward && !e.is_cast) style.style = "filled,rounded";
-    if (e.cache == CacheEvent::hit) style.style = "filled,dashed";
-    return node_line(event_node(e), style, event_label(e), e.why);
-}
-
-// A tensor no event of the trace made: a leaf (parameter, input, gradient seed) or, when the
-// recording started after it was computed, a non-leaf (dashed).
-std::string outside_tensor_line(const TensorInfo& t)
-{
-    NodeStyle style = dtype_style("ellipse", t.dtype);
-    std::vector<std::string> label = {t.name.empty() ? std::string("tensor #").append(std::to_string(t.id)) : t.name, dtype_and_shape(t)};
-    if (!t.is_leaf) {
-        style.style = "filled,dashed";
-        label.push_back("made before the trace");
-    }
-    return node_line(tensor_node(t), style, label, "");
-}
-
-std::string edge_line(const std::string& from, const std::string& to, const TensorInfo& t)
-{
+    const GraphEdge& edge = graph.edges[k];
     std::ostringstream out;
-    out << "  " << from << " -> " << to << " [label=" << quoted(dtype_and_shape(t)) << ", color=" << quoted(dtype_color(t.dtype).fill)
-        << "];";
+    out << "  " << graph.nodes[std::size_t(edge.from)].name << " -> " << graph.nodes[std::size_t(edge.to)].name
+        << " [label=" << quoted(edge.label) << ", color=" << quoted(dtype_color(edge.tensor.dtype).fill)
+        << ", id=\"edge" << k << "\"];";
     return out.str();
 }
 
@@ -153,27 +108,18 @@ void write_cluster(std::ostream& out, const char* name, const char* label, const
     out << "  }\n";
 }
 
-std::vector<std::string> legend_lines(const std::vector<Event>& events)
+std::vector<std::string> legend_lines(const TraceGraph& graph)
 {
-    std::set<DType> seen;
-    bool casts = false, hits = false;
-    for (const Event& e : events) {
-        for (const TensorInfo& t : e.inputs) seen.insert(t.dtype);
-        for (const TensorInfo& t : e.outputs) seen.insert(t.dtype);
-        casts = casts || e.is_cast;
-        hits = hits || e.cache == CacheEvent::hit;
-    }
     std::vector<std::string> lines, names;
-    for (const DType d : kAllDTypes) {  // in the table's order, so every picture lists them alike
-        if (!seen.count(d)) continue;
+    for (const DType d : graph.dtypes) {
         names.push_back(std::string("legend_") + dtype_name(d));
         lines.push_back(node_line(names.back(), dtype_style("box", d), {dtype_name(d)}, ""));
     }
-    if (casts) {
+    if (graph.has_casts) {
         names.push_back("legend_cast");
         lines.push_back(node_line(names.back(), NodeStyle{"cds"}, {"autocast cast"}, ""));
     }
-    if (hits) {
+    if (graph.has_cache_hits) {
         NodeStyle dashed{"box"};
         dashed.style = "filled,dashed";
         names.push_back("legend_cache_hit");
@@ -193,24 +139,10 @@ std::vector<std::string> legend_lines(const std::vector<Event>& events)
 
 std::string Trace::to_dot() const
 {
-    std::vector<std::string> forward, backward, edges;
-    std::map<std::uint64_t, std::string> producer;  // tensor id -> the node that made it last
-    std::set<std::uint64_t> outside;                // tensor ids already drawn as their own node
-    for (const Event& e : events_) {
-        std::vector<std::string>& cluster = e.phase == Phase::forward ? forward : backward;
-        for (const TensorInfo& in : e.inputs) {
-            auto made = producer.find(in.id);
-            if (made != producer.end()) {
-                edges.push_back(edge_line(made->second, event_node(e), in));
-                continue;
-            }
-            if (outside.insert(in.id).second) cluster.push_back(outside_tensor_line(in));
-            edges.push_back(edge_line(tensor_node(in), event_node(e), in));
-        }
-        cluster.push_back(event_line(e));
-        // After the inputs: an op that hands back its input (x.to(x.dtype())) is drawn after it.
-        for (const TensorInfo& out : e.outputs) producer[out.id] = event_node(e);
-    }
+    const TraceGraph graph = build_graph(*this);
+    std::vector<std::string> forward, backward;
+    for (const GraphNode& node : graph.nodes)
+        (node.phase == Phase::forward ? forward : backward).push_back(node_line(node.name, graph_node_style(node), node.label, node.tooltip));
 
     std::ostringstream out;
     out << "digraph tinyamp_trace {\n"
@@ -219,8 +151,8 @@ std::string Trace::to_dot() const
         << "  edge [fontname=\"Helvetica\", fontsize=9];\n";
     write_cluster(out, "forward", "forward", forward);
     write_cluster(out, "backward", "backward", backward);
-    write_cluster(out, "legend", "dtypes", legend_lines(events_));
-    for (const std::string& line : edges) out << line << '\n';
+    write_cluster(out, "legend", "dtypes", legend_lines(graph));
+    for (std::size_t k = 0; k < graph.edges.size(); ++k) out << edge_line(graph, k) << '\n';
     out << "}\n";
     return out.str();
 }

@@ -38,14 +38,16 @@ struct GraphEdge {
     int to = -1;
     int slot = 0;       ///< which input of `to` this is
     TensorInfo tensor;  ///< what flows along it (as the consumer received it)
+    std::string label;  ///< drawn on the edge: the tensor's dtype and shape, e.g. "bf16 [2, 3]"
 };
 
 struct TraceGraph {
     std::vector<GraphNode> nodes;  ///< events in trace order, each outside tensor just before its first consumer
     std::vector<GraphEdge> edges;  ///< in the order the DOT export writes them
-    std::vector<DType> dtypes;     ///< the dtypes that appear on any node or edge, in kAllDTypes order (the legend)
+    std::vector<DType> dtypes;     ///< the dtypes of the events' inputs and outputs, in kAllDTypes order (the legend)
     bool has_casts = false;
     bool has_cache_hits = false;
+    std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i]
 
     /// The node of Trace::events()[event_index], or -1.
     int node_of_event(std::size_t event_index) const;

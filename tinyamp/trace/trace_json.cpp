@@ -1,9 +1,14 @@
-// A trace as JSON, and back. The format (version 1):
-//   {"version": 1, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
+// A trace as JSON, and back. The format (version 2):
+//   {"version": 2, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
 //     "inputs": [{"id": 7, "dtype": "f32", "shape": [4, 3], "name": "w1", "is_leaf": true,
 //                 "requires_grad": true, "has_stats": false}],
-//     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...}}],
+//     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...,
+//                  "log2_abs": {"lowest_exponent": -3, "counts": [2, 0, 5]}}}],
 //     "device_type": "cpu", "policy": "lower_precision_fp", "why": "...", "cache": "stored"}]}
+// "log2_abs" is the histogram of floor(log2|x|) over the finite non-zero values: counts[i] values
+// in [2^(e+i), 2^(e+i+1)), e = lowest_exponent; the first and last counts are non-zero, and an
+// empty histogram is {"lowest_exponent": 0, "counts": []}. Version 1 is the same without
+// "log2_abs"; it is still read (its histograms are empty).
 // Reading is strict: every field must be there with the right type, unknown fields are refused
 // (a typo such as "ouputs" would otherwise lose data silently), and each error names its place,
 // e.g. "events[2].inputs[0].dtype".
@@ -24,9 +29,12 @@ namespace {
 // than alphabetical order.
 using json = nlohmann::ordered_json;
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
+constexpr int kOldestReadableVersion = 1;  // version 1: no log2_abs histogram in "stats"
 
 // ---------------------------------------------------------------- writing
+
+json histogram_to_json(const Log2Histogram& h) { return {{"lowest_exponent", h.lowest_exponent}, {"counts", h.counts}}; }
 
 json stats_to_json(const ValueStats& s)
 {
@@ -38,7 +46,8 @@ json stats_to_json(const ValueStats& s)
             {"f16_underflow", s.f16_underflow},
             {"f16_overflow", s.f16_overflow},
             {"bf16_underflow", s.bf16_underflow},
-            {"bf16_overflow", s.bf16_overflow}};
+            {"bf16_overflow", s.bf16_overflow},
+            {"log2_abs", histogram_to_json(s.log2_abs)}};
 }
 
 json tensor_to_json(const TensorInfo& t)
@@ -133,6 +142,15 @@ std::uint64_t read_count(const json& j, const std::string& where)
     return j.get<std::uint64_t>();
 }
 
+std::int64_t read_integer(const json& j, const std::string& where, std::int64_t low, std::int64_t high)
+{
+    if (!j.is_number_integer()) fail(where, "expected an integer, found ", j.dump());
+    const bool in_range = j.is_number_unsigned() ? high >= 0 && j.get<std::uint64_t>() <= std::uint64_t(high)
+                                                 : j.get<std::int64_t>() >= low && j.get<std::int64_t>() <= high;
+    if (!in_range) fail(where, "value ", j.dump(), " is outside [", low, ", ", high, "]");
+    return j.get<std::int64_t>();
+}
+
 double read_number(const json& j, const std::string& where, double low, double high)
 {
     if (!j.is_number()) fail(where, "expected a number, found ", j.type_name());
@@ -151,9 +169,38 @@ DType read_dtype(const json& j, const std::string& where)
     }
 }
 
-ValueStats stats_from_json(const json& j, const std::string& where)
+Log2Histogram histogram_from_json(const json& j, const std::string& where)
 {
-    object(j, where, {"min_abs", "max_abs", "zeros", "infs", "nans", "f16_underflow", "f16_overflow", "bf16_underflow", "bf16_overflow"});
+    object(j, where, {"lowest_exponent", "counts"});
+    Log2Histogram h;
+    h.lowest_exponent = int(read_integer(j["lowest_exponent"], at_key(where, "lowest_exponent"), Log2Histogram::kSmallestExponent,
+                                         Log2Histogram::kLargestExponent));
+    const std::string counts_at = at_key(where, "counts");
+    const json& counts = array(j["counts"], counts_at);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        h.counts.push_back(read_integer(counts[i], at_index(counts_at, i), 0, std::numeric_limits<std::int64_t>::max()));
+    // The writer's form, so that a histogram has one spelling: no empty binades at either end.
+    if (h.counts.empty()) {
+        if (h.lowest_exponent != 0)
+            fail(at_key(where, "lowest_exponent"), "an empty histogram has lowest_exponent 0, found ", h.lowest_exponent);
+        return h;
+    }
+    if (h.counts.front() == 0 || h.counts.back() == 0)
+        fail(counts_at, "the first and last counts must be non-zero (the binades run from the lowest to the highest exponent present)");
+    const std::int64_t highest = std::int64_t(h.lowest_exponent) + std::int64_t(h.counts.size()) - 1;
+    if (highest > Log2Histogram::kLargestExponent)
+        fail(counts_at, counts.size(), " binades from 2^", h.lowest_exponent, " reach 2^", highest, ", beyond the largest double exponent ",
+             Log2Histogram::kLargestExponent);
+    return h;
+}
+
+ValueStats stats_from_json(const json& j, const std::string& where, int version)
+{
+    if (version == 1)
+        object(j, where, {"min_abs", "max_abs", "zeros", "infs", "nans", "f16_underflow", "f16_overflow", "bf16_underflow", "bf16_overflow"});
+    else
+        object(j, where,
+               {"min_abs", "max_abs", "zeros", "infs", "nans", "f16_underflow", "f16_overflow", "bf16_underflow", "bf16_overflow", "log2_abs"});
     const double huge = std::numeric_limits<double>::max();
     auto magnitude = [&](const char* key) { return read_number(j[key], at_key(where, key), 0.0, huge); };
     auto share = [&](const char* key) { return read_number(j[key], at_key(where, key), 0.0, 1.0); };
@@ -167,10 +214,11 @@ ValueStats stats_from_json(const json& j, const std::string& where)
     s.f16_overflow = share("f16_overflow");
     s.bf16_underflow = share("bf16_underflow");
     s.bf16_overflow = share("bf16_overflow");
+    if (version >= 2) s.log2_abs = histogram_from_json(j["log2_abs"], at_key(where, "log2_abs"));
     return s;
 }
 
-TensorInfo tensor_from_json(const json& j, const std::string& where)
+TensorInfo tensor_from_json(const json& j, const std::string& where, int version)
 {
     object(j, where, {"id", "dtype", "shape", "name", "is_leaf", "requires_grad", "has_stats", "stats"}, {"stats"});
     TensorInfo t;
@@ -189,14 +237,14 @@ TensorInfo tensor_from_json(const json& j, const std::string& where)
     t.has_stats = read_bool(j["has_stats"], at_key(where, "has_stats"));
     if (t.has_stats != j.contains("stats"))
         fail(at_key(where, "stats"), t.has_stats ? "missing (has_stats is true)" : "given but has_stats is false");
-    if (t.has_stats) t.stats = stats_from_json(j["stats"], at_key(where, "stats"));
+    if (t.has_stats) t.stats = stats_from_json(j["stats"], at_key(where, "stats"), version);
     return t;
 }
 
-std::vector<TensorInfo> tensors_from_json(const json& j, const std::string& where)
+std::vector<TensorInfo> tensors_from_json(const json& j, const std::string& where, int version)
 {
     std::vector<TensorInfo> tensors;
-    for (std::size_t i = 0; i < array(j, where).size(); ++i) tensors.push_back(tensor_from_json(j[i], at_index(where, i)));
+    for (std::size_t i = 0; i < array(j, where).size(); ++i) tensors.push_back(tensor_from_json(j[i], at_index(where, i), version));
     return tensors;
 }
 
@@ -216,7 +264,7 @@ CacheEvent read_cache(const json& j, const std::string& where)
     fail(where, "unknown cache event \"", name, "\" (expected \"none\", \"stored\" or \"hit\")");
 }
 
-Event event_from_json(const json& j, const std::string& where)
+Event event_from_json(const json& j, const std::string& where, int version)
 {
     object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache"});
     Event e;
@@ -224,8 +272,8 @@ Event event_from_json(const json& j, const std::string& where)
     e.phase = read_phase(j["phase"], at_key(where, "phase"));
     e.op = read_string(j["op"], at_key(where, "op"));
     e.is_cast = read_bool(j["is_cast"], at_key(where, "is_cast"));
-    e.inputs = tensors_from_json(j["inputs"], at_key(where, "inputs"));
-    e.outputs = tensors_from_json(j["outputs"], at_key(where, "outputs"));
+    e.inputs = tensors_from_json(j["inputs"], at_key(where, "inputs"), version);
+    e.outputs = tensors_from_json(j["outputs"], at_key(where, "outputs"), version);
     e.device_type = read_string(j["device_type"], at_key(where, "device_type"));
     e.policy = read_string(j["policy"], at_key(where, "policy"));
     e.why = read_string(j["why"], at_key(where, "why"));
@@ -253,14 +301,16 @@ Trace Trace::from_json(const std::string& text)
         fail("", "not valid JSON: ", e.what());
     }
     const json& top = object(doc, "", {"version", "events"});
-    if (top["version"] != kFormatVersion)
-        fail("version", "this reader knows version ", kFormatVersion, ", the file says ", top["version"].dump());
+    const json& version_field = top["version"];
+    if (!version_field.is_number_integer() || version_field < kOldestReadableVersion || version_field > kFormatVersion)
+        fail("version", "this reader knows versions ", kOldestReadableVersion, " to ", kFormatVersion, ", the file says ", version_field.dump());
+    const int version = version_field.get<int>();
 
     Trace trace;
     const json& events = array(top["events"], "events");
     for (std::size_t i = 0; i < events.size(); ++i) {
         const std::string where = at_index("events", i);
-        Event e = event_from_json(events[i], where);
+        Event e = event_from_json(events[i], where, version);
         // seq numbers name the nodes of the DOT picture and order the events, so they must grow.
         const std::uint64_t previous = trace.events_.empty() ? 0 : trace.events_.back().seq;
         if (e.seq <= previous)

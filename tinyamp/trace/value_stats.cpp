@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tinyamp/trace/trace.h"
 
@@ -27,6 +28,35 @@ struct LossCounter {
 
 double share(std::int64_t count, std::int64_t total) { return total == 0 ? 0.0 : double(count) / double(total); }
 
+// Log2Histogram's exponent range: ilogb is exact (unlike log2) and gives a subnormal's exponent
+// as if it were normalized, so every finite non-zero double lands in one of these binades.
+constexpr int kLowestExponent = Log2Histogram::kSmallestExponent;
+constexpr int kHighestExponent = Log2Histogram::kLargestExponent;
+static_assert(kLowestExponent == std::numeric_limits<double>::min_exponent - std::numeric_limits<double>::digits &&
+              kHighestExponent == std::numeric_limits<double>::max_exponent - 1);
+
+// Counts by binade over the whole range of doubles, then keeps the run from the lowest to the
+// highest exponent present.
+class BinadeCounter {
+public:
+    void add(double finite_non_zero) { ++counts_[std::size_t(std::ilogb(finite_non_zero) - kLowestExponent)]; }
+
+    Log2Histogram histogram() const
+    {
+        Log2Histogram h;
+        const auto used = [](std::int64_t n) { return n != 0; };
+        const auto first = std::find_if(counts_.begin(), counts_.end(), used);
+        if (first == counts_.end()) return h;
+        const auto last = std::find_if(counts_.rbegin(), counts_.rend(), used).base();
+        h.lowest_exponent = kLowestExponent + int(first - counts_.begin());
+        h.counts.assign(first, last);
+        return h;
+    }
+
+private:
+    std::vector<std::int64_t> counts_ = std::vector<std::int64_t>(std::size_t(kHighestExponent - kLowestExponent + 1), 0);
+};
+
 }  // namespace
 
 ValueStats compute_stats(const Tensor& t)
@@ -39,6 +69,7 @@ ValueStats compute_stats(const Tensor& t)
     double min_abs = std::numeric_limits<double>::infinity(), max_abs = 0;
     LossCounter<Half> f16;
     LossCounter<BFloat16> bf16;
+    BinadeCounter binades;
     for (const double v : values) {
         if (std::isnan(v)) {
             ++nans;
@@ -55,6 +86,7 @@ ValueStats compute_stats(const Tensor& t)
         } else {
             ++finite_non_zero;
             min_abs = std::min(min_abs, std::abs(v));
+            binades.add(v);
         }
         f16.add(v);
         bf16.add(v);
@@ -70,6 +102,7 @@ ValueStats compute_stats(const Tensor& t)
     stats.f16_overflow = share(f16.overflow, finite);
     stats.bf16_underflow = share(bf16.underflow, finite_non_zero);
     stats.bf16_overflow = share(bf16.overflow, finite);
+    stats.log2_abs = binades.histogram();
     return stats;
 }
 

@@ -1,1 +1,236 @@
+// The inspector panel's text for one node, built from the trace event behind it (or, for a
+// parameter or an input, from the tensor as the trace first saw it).
 #include "visualizer/model/inspector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace tinyamp::viz {
+namespace {
+
+using trace::Event;
+using trace::GraphNode;
+using trace::TensorInfo;
+using trace::TraceGraph;
+
+std::string describe_tensor(const TensorInfo& t)
+{
+    std::string text = dtype_name(t.dtype);
+    return text.append(" ").append(shape_str(t.shape));
+}
+
+std::string printf_text(const char* format, double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+// A magnitude with 3 significant digits, without an exponent where a student reads it easily:
+// "0.418", "70000", but "1e-08" and "3.39e+38".
+std::string magnitude(double v)
+{
+    if (!(v >= 1e-3 && v < 1e6)) return printf_text("%.3g", v);
+    const int decimals = std::max(0, 2 - int(std::floor(std::log10(v))));
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.*f", decimals, v);
+    std::string text = digits;
+    if (text.find('.') != std::string::npos) {  // "2.00" -> "2", "0.500" -> "0.5"
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') text.pop_back();
+    }
+    return text;
+}
+
+// A share in [0, 1] as a percentage a student can trust: one decimal ("12.5%", "50%"), more
+// digits for small shares ("0.012%"), and never "0%" or "100%" for a share that is not.
+std::string percent(double share)
+{
+    const double p = share * 100;
+    if (share > 0 && p < 0.001) return "under 0.001%";
+    if (share > 0 && p < 0.1) return printf_text("%.2g", p).append("%");
+    if (share < 1 && p >= 99.95) return "over 99.9%";
+    std::string text = printf_text("%.1f", p);
+    if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+    return text.append("%");
+}
+
+std::int64_t element_count(const TensorInfo& t)
+{
+    std::int64_t n = 1;
+    for (const std::int64_t size : t.shape) n *= size;
+    return n;
+}
+
+// "3 values are NaN", "1 value is NaN".
+std::string count_sentence(std::int64_t count, const char* what)
+{
+    return std::to_string(count).append(count == 1 ? " value is " : " values are ").append(what);
+}
+
+// The statistics of `values`, as sentences: NaN/inf counts, exact zeros, the range of |x|, and
+// what a cast to f16 or bf16 would lose.
+std::vector<std::string> value_facts(const TensorInfo& values)
+{
+    const trace::ValueStats& s = values.stats;
+    const double n = double(element_count(values));
+    std::vector<std::string> facts;
+    if (s.nans > 0) facts.push_back(count_sentence(std::llround(s.nans * n), "NaN"));
+    if (s.infs > 0) facts.push_back(count_sentence(std::llround(s.infs * n), "+-inf"));
+    if (s.zeros > 0) facts.push_back(percent(s.zeros).append(" of the values are exactly 0"));
+    if (s.max_abs > 0 && s.min_abs == s.max_abs)
+        facts.push_back(std::string("every finite non-zero value has |x| = ").append(magnitude(s.max_abs)));
+    else if (s.max_abs > 0)
+        facts.push_back(std::string("|x| runs from ").append(magnitude(s.min_abs)).append(" to ").append(magnitude(s.max_abs))
+                            .append(" over the finite non-zero values"));
+    const struct {
+        DType dtype;
+        double underflow, overflow;
+    } losses[] = {{f16, s.f16_underflow, s.f16_overflow}, {bf16, s.bf16_underflow, s.bf16_overflow}};
+    bool lossless = true;
+    for (const auto& loss : losses) {
+        if (loss.underflow > 0)
+            facts.push_back(std::string(dtype_name(loss.dtype)).append(" would flush ").append(percent(loss.underflow)).append(" of the non-zero values to 0"));
+        if (loss.overflow > 0)
+            facts.push_back(std::string(dtype_name(loss.dtype)).append(" would overflow ").append(percent(loss.overflow)).append(" of the finite values to inf"));
+        lossless = lossless && loss.underflow == 0 && loss.overflow == 0;
+    }
+    if (lossless && s.max_abs > 0) facts.emplace_back("f16 and bf16 both hold every finite value: none would flush to 0 or overflow");
+    return facts;
+}
+
+// What an autocast rule does, in one line (trace::Event::policy lists the rules).
+std::string policy_meaning(const std::string& policy)
+{
+    if (policy.empty()) return "";
+    if (policy == "lower_precision_fp")
+        return "runs in the region's low-precision dtype (f16 or bf16): eligible f32 inputs are cast down, weights through the cast cache";
+    if (policy == "fp32") return "needs f32's range or precision: eligible low-precision inputs are cast up to f32";
+    if (policy == "fp32_set_opt_dtype") return "computes in f32 by setting the op's dtype= argument (unless you gave one); its inputs are not cast";
+    if (policy == "promote") return "mixes dtypes safely: eligible inputs are cast to the widest dtype among them";
+    if (policy == "banned") return "not allowed under autocast: the op throws (use a safe variant such as binary_cross_entropy_with_logits)";
+    if (policy == "not listed") return "not in the autocast table: runs in its inputs' dtypes, with the usual type promotion";
+    return "a rule this version of the inspector does not describe";
+}
+
+// The cast cache's part in a cast, as a sentence ("" when it had none).
+std::string cache_sentence(const Event& e)
+{
+    const std::string who = e.inputs.empty() || e.inputs[0].name.empty() ? std::string("this tensor") : e.inputs[0].name;
+    const std::string to = e.outputs.empty() ? std::string("low-precision") : dtype_name(e.outputs[0].dtype);
+    switch (e.cache) {
+    case trace::CacheEvent::hit:
+        return std::string("the cast cache served this cast: ").append(who).append(" was cast once in this autocast region and reused");
+    case trace::CacheEvent::stored:
+        return std::string("the cast cache stored this cast: ")
+            .append(who)
+            .append(" is a leaf that requires grad (a weight), so its first ")
+            .append(to)
+            .append(" copy is kept and reused by later ops in this autocast region");
+    case trace::CacheEvent::none: break;
+    }
+    return "";
+}
+
+// Which gradient a backward event's output is, for the panel: a named .grad as it is; otherwise
+// followed through the casts' backward ("to") to the AccumulateGrad that stores it ("grad of w1").
+std::string gradient_name(const trace::Trace& trace, const TraceGraph& graph, int node, const TensorInfo& grad)
+{
+    if (!grad.name.empty()) return grad.name;
+    std::uint64_t id = grad.id;
+    for (std::size_t hops = 0; hops <= graph.nodes.size(); ++hops) {
+        const trace::GraphEdge* next = nullptr;
+        for (const trace::GraphEdge& edge : graph.edges)
+            if (edge.from == node && edge.tensor.id == id) next = &edge;
+        if (!next) return "a gradient";
+        const Event& consumer = trace.events()[std::size_t(graph.nodes[std::size_t(next->to)].event)];
+        constexpr std::string_view suffix = ".grad";
+        if (consumer.op == "AccumulateGrad" && consumer.outputs.size() == 1) {
+            std::string_view stored = consumer.outputs[0].name;
+            if (stored.size() > suffix.size() && stored.substr(stored.size() - suffix.size()) == suffix) stored.remove_suffix(suffix.size());
+            return std::string("grad of ").append(stored);
+        }
+        if (consumer.op != "to" || consumer.outputs.size() != 1) return std::string("grad of ").append(consumer.op).append("'s output");
+        node = next->to;
+        id = consumer.outputs[0].id;
+    }
+    return "a gradient";
+}
+
+std::vector<std::string> gradient_facts(const trace::Trace& trace, const TraceGraph& graph, int node, const Event& e)
+{
+    if (e.outputs.empty()) return {"produced no gradients (no input of the forward op needed one)"};
+    std::string produced = e.op == "AccumulateGrad" ? "wrote " : e.outputs.size() == 1 ? "produced 1 gradient: " : "produced " + std::to_string(e.outputs.size()) + " gradients: ";
+    for (std::size_t i = 0; i < e.outputs.size(); ++i)
+        produced.append(i == 0 ? "" : ", ").append(gradient_name(trace, graph, node, e.outputs[i])).append(" (").append(describe_tensor(e.outputs[i])).append(")");
+    return {produced};
+}
+
+NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, int node)
+{
+    const GraphNode& n = graph.nodes[std::size_t(node)];
+    TINYAMP_CHECK(std::size_t(n.event) < trace.events().size(), value, "inspect: graph node ", n.name, " is event ", n.event, " but the trace has ",
+                  trace.events().size(), " events; pass the trace the graph was built from");
+    const Event& e = trace.events()[std::size_t(n.event)];
+    NodeDetails d;
+    d.title = n.label.front() + "  (#" + std::to_string(e.seq) + ", " + trace::phase_name(e.phase) + ")";
+    d.kind = n.kind;
+    d.policy = e.policy;
+    d.policy_meaning = policy_meaning(e.policy);
+    d.why = e.why;
+    d.cache = cache_sentence(e);
+    d.inputs = e.inputs;
+    d.outputs = e.outputs;
+    for (const TensorInfo& out : e.outputs)
+        if (out.has_stats) {
+            d.has_values = true;
+            d.values = out;
+            break;
+        }
+    if (e.phase == trace::Phase::backward) d.facts = gradient_facts(trace, graph, node, e);
+    if (e.is_cast && !e.policy.empty())
+        d.facts.push_back(std::string("autocast inserted this cast for the op that uses it, whose rule is ").append(e.policy));
+    if (d.has_values) {
+        const std::vector<std::string> values = value_facts(d.values);
+        d.facts.insert(d.facts.end(), values.begin(), values.end());
+    }
+    return d;
+}
+
+NodeDetails inspect_tensor(const GraphNode& n)
+{
+    const TensorInfo& t = n.tensor;
+    const std::string role = n.is_parameter ? "parameter" : !t.is_leaf ? "made before the trace" : n.phase == trace::Phase::backward ? "backward input" : "input";
+    NodeDetails d;
+    d.title = n.label.front() + "  (" + role + ")";
+    d.kind = n.kind;
+    d.outputs = {t};
+    if (n.is_parameter)
+        d.facts.push_back(std::string("a leaf that requires grad: backward accumulates its gradient into ").append(n.label.front()).append(".grad"));
+    d.facts.push_back(n.is_parameter ? "the trace does not record parameters' values, only op outputs': select the cast or op that uses it to see its values"
+                                     : "the trace does not record the values of tensors from outside it, only op outputs': select the op that uses it");
+    return d;
+}
+
+}  // namespace
+
+FormatLimits format_limits(DType dtype)
+{
+    TINYAMP_CHECK(dtype == f16 || dtype == bf16, dtype, "format_limits(", dtype_name(dtype),
+                  "): the histogram marks the limits of the 16-bit formats only; ask for f16 or bf16");
+    // The dtype table's values are exact: 65504 = (2 - 2^-10) * 2^15 and (2 - 2^-7) * 2^127.
+    const DTypeTraits& t = traits(dtype);
+    return {dtype, t.max, t.min_normal, t.min_subnormal};
+}
+
+NodeDetails inspect(const trace::Trace& trace, const TraceGraph& graph, int node)
+{
+    TINYAMP_CHECK(node >= 0 && std::size_t(node) < graph.nodes.size(), index, "inspect: node ", node, " is outside the graph's ",
+                  graph.nodes.size(), " nodes (0 to ", graph.nodes.size(), " - 1)");
+    const GraphNode& n = graph.nodes[std::size_t(node)];
+    return n.kind == trace::NodeKind::tensor ? inspect_tensor(n) : inspect_event(trace, graph, node);
+}
+
+}  // namespace tinyamp::viz

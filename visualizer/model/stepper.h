@@ -5,6 +5,7 @@
 // it exactly as the buttons do.
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "tinyamp/trace/trace_graph.h"
 
@@ -13,6 +14,7 @@ namespace tinyamp::viz {
 class Stepper {
 public:
     /// `graph` must outlive the stepper. Starts with every event shown (position == event_count()).
+    /// Throws Error(value) when `event_count` is not the number of events the graph was built from.
     explicit Stepper(const trace::TraceGraph& graph, std::size_t event_count);
 
     std::size_t event_count() const { return event_count_; }
@@ -23,7 +25,8 @@ public:
     bool step_back();                  ///< hides the last shown event; false at the start
     void to_start() { seek(0); }
     void to_end() { seek(event_count_); }
-    /// Shows the whole forward pass and nothing of the backward pass.
+    /// Shows the whole forward pass and nothing of the backward pass: seeks to the number of
+    /// forward events (a trace records the forward pass before the backward pass).
     void to_backward_start();
 
     /// The last shown event (an index into Trace::events()), if any.
@@ -31,8 +34,9 @@ public:
     /// Its graph node, or -1 when nothing is shown.
     int current_node() const;
     /// Whether a node is shown: an event node once its event is; a tensor node once any event using it is.
+    /// Throws Error(index) for a node outside the graph.
     bool node_shown(int node) const;
-    /// Whether an edge is shown: once its consumer is.
+    /// Whether an edge is shown: once its consumer is. Throws Error(index) for an edge outside the graph.
     bool edge_shown(int edge) const;
 
     void play();                   ///< from the start when at the end
@@ -50,6 +54,8 @@ private:
     bool playing_ = false;
     double speed_ = 4.0;
     double pending_ = 0.0;  // seconds accumulated towards the next step
+    std::size_t forward_events_ = 0;       // where to_backward_start() seeks
+    std::vector<std::size_t> shown_from_;  // per node: the position from which it is shown
 };
 
 }  // namespace tinyamp::viz

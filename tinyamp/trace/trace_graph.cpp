@@ -1,0 +1,140 @@
+// The one builder of a trace's graph (trace_graph.h): Trace::to_dot() writes what it builds, and
+// the visualizer lays out and draws the same nodes and edges.
+#include "tinyamp/trace/trace_graph.h"
+
+#include <map>
+#include <set>
+
+namespace tinyamp::trace {
+namespace {
+
+std::string dtype_and_shape(const TensorInfo& t)
+{
+    std::string text = dtype_name(t.dtype);
+    return text.append(" ").append(shape_str(t.shape));
+}
+
+// The lines of an event's node: the op (or "cast f32→bf16"), each output's dtype and shape (for a
+// gradient, the .grad it is when it has a name), the cache event, and an op's autocast rule.
+std::vector<std::string> event_label(const Event& e)
+{
+    std::vector<std::string> lines;
+    if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
+        std::string cast = "cast ";
+        lines.push_back(cast.append(dtype_name(e.inputs[0].dtype)).append("\u2192").append(dtype_name(e.outputs[0].dtype)));
+    } else {
+        lines.push_back(e.op);
+    }
+    for (const TensorInfo& out : e.outputs) {
+        if (e.phase == Phase::forward) {
+            lines.push_back(dtype_and_shape(out));
+        } else {  // a gradient; AccumulateGrad names the .grad it wrote
+            std::string line = out.name.empty() ? "grad" : out.name;
+            lines.push_back(line.append(" ").append(dtype_and_shape(out)));
+        }
+    }
+    if (e.outputs.empty() && e.phase == Phase::backward) lines.push_back("no gradients");
+    if (e.cache == CacheEvent::hit) lines.push_back("cache hit");
+    if (e.cache == CacheEvent::stored) lines.push_back("cache stored");
+    // A cast's rule is its consumer's (shown on that op), so only ops show theirs.
+    if (!e.policy.empty() && !e.is_cast) lines.push_back(e.policy);
+    return lines;
+}
+
+GraphNode event_node(const Event& e, int event_index)
+{
+    GraphNode node;
+    node.name = std::string("e").append(std::to_string(e.seq));
+    node.kind = e.is_cast ? NodeKind::cast : NodeKind::op;
+    node.phase = e.phase;
+    node.event = event_index;
+    // The fill: the (first) output's dtype, else the first input's.
+    const TensorInfo* colored = !e.outputs.empty() ? &e.outputs.front() : !e.inputs.empty() ? &e.inputs.front() : nullptr;
+    node.has_dtype = colored != nullptr;
+    if (colored) node.dtype = colored->dtype;
+    node.label = event_label(e);
+    node.tooltip = e.why;
+    node.cache = e.cache;
+    return node;
+}
+
+// A tensor no event of the trace made: a leaf (parameter, input, gradient seed) or, when the
+// recording started after it was computed, a non-leaf.
+GraphNode outside_tensor_node(const TensorInfo& t, Phase first_use)
+{
+    GraphNode node;
+    node.name = std::string("t").append(std::to_string(t.id));
+    node.kind = NodeKind::tensor;
+    node.phase = first_use;
+    node.tensor = t;
+    node.has_dtype = true;
+    node.dtype = t.dtype;
+    node.label = {t.name.empty() ? std::string("tensor #").append(std::to_string(t.id)) : t.name, dtype_and_shape(t)};
+    if (!t.is_leaf) node.label.push_back("made before the trace");
+    node.is_parameter = t.is_leaf && t.requires_grad;
+    return node;
+}
+
+}  // namespace
+
+const char* node_kind_name(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::op: return "op";
+    case NodeKind::cast: return "cast";
+    case NodeKind::tensor: return "tensor";
+    }
+    return "op";  // unreachable: every enumerator is handled above
+}
+
+int TraceGraph::node_of_event(std::size_t event_index) const
+{
+    return event_index < event_nodes.size() ? event_nodes[event_index] : -1;
+}
+
+int TraceGraph::find(std::string_view name) const
+{
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].name == name) return int(i);
+    return -1;
+}
+
+TraceGraph build_graph(const Trace& trace)
+{
+    TraceGraph graph;
+    std::map<std::uint64_t, int> producer;  // tensor id -> the node that made it last
+    std::map<std::uint64_t, int> outside;   // tensor id -> its own node, for tensors no event made
+    std::set<DType> seen;
+    const std::vector<Event>& events = trace.events();
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        // Each input's source: its producer, else its own node, added before this event's node.
+        std::vector<int> sources;
+        for (const TensorInfo& in : e.inputs) {
+            if (auto made = producer.find(in.id); made != producer.end()) {
+                sources.push_back(made->second);
+                continue;
+            }
+            auto [own, added] = outside.try_emplace(in.id, int(graph.nodes.size()));
+            if (added) graph.nodes.push_back(outside_tensor_node(in, e.phase));
+            sources.push_back(own->second);
+        }
+        const int node = int(graph.nodes.size());
+        graph.nodes.push_back(event_node(e, int(i)));
+        graph.event_nodes.push_back(node);
+        for (std::size_t slot = 0; slot < e.inputs.size(); ++slot)
+            graph.edges.push_back(GraphEdge{sources[slot], node, int(slot), e.inputs[slot], dtype_and_shape(e.inputs[slot])});
+        // After the inputs: an op that hands back its input (x.to(x.dtype())) is drawn after it.
+        for (const TensorInfo& out : e.outputs) producer[out.id] = node;
+
+        for (const TensorInfo& t : e.inputs) seen.insert(t.dtype);
+        for (const TensorInfo& t : e.outputs) seen.insert(t.dtype);
+        graph.has_casts = graph.has_casts || e.is_cast;
+        graph.has_cache_hits = graph.has_cache_hits || e.cache == CacheEvent::hit;
+    }
+    for (const DType d : kAllDTypes)  // in the table's order, so every legend lists them alike
+        if (seen.count(d)) graph.dtypes.push_back(d);
+    return graph;
+}
+
+}  // namespace tinyamp::trace
