@@ -83,9 +83,20 @@ void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 c
     }
 }
 
+// The node's label lines at the layout's size (11 points), scaled with the zoom. When that is too
+// small to read, only the first line (the op) is written, at a readable size, if it fits the box.
 void draw_label(ImDrawList* draw, ImFont* font, float size, const NodeRect& r, const std::vector<std::string>& lines, ImU32 color)
 {
-    if (size < 5.0f || lines.empty()) return;  // too small to read: leave the colors to speak
+    if (lines.empty()) return;
+    constexpr float kSmallest = 9.5f;
+    // Small text reads better from the UI font (rasterized at 15 px) than from the large one shrunk.
+    if (size < 15.0f) font = ImGui::GetFont();
+    if (size < kSmallest) {
+        const ImVec2 extent = font->CalcTextSizeA(kSmallest, 1e6f, 0, lines.front().c_str());
+        if (extent.x > r.max.x - r.min.x - 2 || extent.y > r.max.y - r.min.y) return;
+        draw->AddText(font, kSmallest, {r.center().x - extent.x / 2, r.center().y - extent.y / 2}, color, lines.front().c_str());
+        return;
+    }
     const float line_height = size * 1.15f;
     float y = r.center().y - line_height * float(lines.size()) / 2;
     for (const std::string& line : lines) {
@@ -207,13 +218,23 @@ std::string tensor_line(const trace::TensorInfo& t)
     return text;
 }
 
+// Fits what is drawn (the nodes and the forward/backward boxes; Graphviz's own size also
+// counts the DOT's legend, which the GUI draws in the corner instead) into the canvas.
 void fit(GraphCamera& camera, const Layout& layout, ImVec2 canvas)
 {
+    Vec2 lo{1e9f, 1e9f}, hi{-1e9f, -1e9f};
+    auto extend = [&](Vec2 a, Vec2 b) {
+        lo = {std::min(lo.x, a.x), std::min(lo.y, a.y)};
+        hi = {std::max(hi.x, b.x), std::max(hi.y, b.y)};
+    };
+    for (const NodeBox& n : layout.nodes)
+        extend({n.center.x - n.size.x / 2, n.center.y - n.size.y / 2}, {n.center.x + n.size.x / 2, n.center.y + n.size.y / 2});
+    for (const ClusterBox& c : layout.clusters) extend(c.min, c.max);
+    if (lo.x > hi.x) lo = hi = {0, 0};
     const float margin = 24;
-    const float zx = (canvas.x - 2 * margin) / std::max(layout.size.x, 1.0f);
-    const float zy = (canvas.y - 2 * margin) / std::max(layout.size.y, 1.0f);
-    camera.zoom = std::clamp(std::min(zx, zy), 0.05f, 1.5f);
-    camera.offset = {(canvas.x - layout.size.x * camera.zoom) / 2, (canvas.y - layout.size.y * camera.zoom) / 2};
+    const Vec2 size = {std::max(hi.x - lo.x, 1.0f), std::max(hi.y - lo.y, 1.0f)};
+    camera.zoom = std::clamp(std::min((canvas.x - 2 * margin) / size.x, (canvas.y - 2 * margin) / size.y), 0.05f, 1.5f);
+    camera.offset = {(canvas.x - size.x * camera.zoom) / 2 - lo.x * camera.zoom, (canvas.y - size.y * camera.zoom) / 2 - lo.y * camera.zoom};
     camera.fit_pending = false;
 }
 

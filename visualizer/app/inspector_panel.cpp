@@ -89,24 +89,27 @@ void log2_histogram(const trace::ValueStats& stats)
         const float bar = float(height - 6) * float(h.counts[i]) / float(top);
         draw->AddRectFilled({x_of(e) + 1, p.y + height - bar}, {x_of(e + 1) - 1, p.y + height}, IM_COL32(200, 200, 210, 255));
     }
-    auto limit = [&](double value, DType dtype, const char* name, int row) {
+    // A limit's line, its name written beside it on the side with room.
+    auto limit = [&](double value, DType dtype, const char* name, int row, bool text_left) {
         const double e = std::log2(value);
         if (e < lo || e > hi) return;
         const float x = x_of(e);
         draw->AddLine({x, p.y}, {x, p.y + height}, dtype_fill(dtype), 2);
-        draw->AddText({x + 2, p.y + 2 + 14 * float(row)}, dtype_fill(dtype), name);
+        const float text_x = text_left ? x - ImGui::CalcTextSize(name).x - 3 : x + 3;
+        draw->AddText({text_x, p.y + 2 + 15 * float(row)}, dtype_fill(dtype), name);
     };
-    limit(f16.smallest_subnormal, DType::f16, "f16 min sub", 0);
-    limit(f16.smallest_normal, DType::f16, "f16 min normal", 1);
-    limit(f16.max, DType::f16, "65504", 0);
-    limit(bf16.smallest_subnormal, DType::bf16, "bf16 min sub", 2);
-    limit(bf16.smallest_normal, DType::bf16, "bf16 min normal", 3);
+    limit(f16.smallest_subnormal, DType::f16, "f16: 0 below", 0, false);
+    limit(f16.smallest_normal, DType::f16, "f16 normal", 1, false);
+    limit(f16.max, DType::f16, "f16 max", 0, true);
+    limit(bf16.smallest_subnormal, DType::bf16, "bf16: 0 below", 2, false);
+    limit(bf16.smallest_normal, DType::bf16, "bf16 normal", 3, false);
     // The axis: a tick every 8 binades.
     for (int e = (lo / 8) * 8; e <= hi; e += 8) {
         if (e < lo) continue;
         const std::string tick = "2^" + std::to_string(e);
         draw->AddLine({x_of(e), p.y + height}, {x_of(e), p.y + height + 4}, IM_COL32(180, 180, 180, 255));
-        draw->AddText({x_of(e) - 10, p.y + height + 5}, IM_COL32(180, 180, 180, 255), tick.c_str());
+        const float text_x = std::min(x_of(e) - 10, p.x + width - ImGui::CalcTextSize(tick.c_str()).x);
+        draw->AddText({text_x, p.y + height + 5}, IM_COL32(180, 180, 180, 255), tick.c_str());
     }
     if (bf16.smallest_subnormal < std::ldexp(1.0, lo))
         draw->AddText({p.x, p.y + height + 19}, IM_COL32(255, 127, 14, 255), "bf16's range (2^-133 .. 2^128) covers all of this chart");
@@ -164,7 +167,10 @@ void draw_inspector(const Document& document)
         ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
         log2_histogram(s);
     }
-    for (const std::string& fact : d.facts) ImGui::BulletText("%s", fact.c_str());
+    for (const std::string& fact : d.facts) {
+        ImGui::Bullet();
+        ImGui::TextWrapped("%s", fact.c_str());
+    }
 }
 
 }  // namespace tinyamp::viz

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -51,7 +52,7 @@ int main(int argc, char** argv)
     AppOptions options;
     std::string screenshot, size = "1280x800";
     int frames = 0;
-    bool timing = false, list = false;
+    bool timing = false, list = false, print_trace = false;
     cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
     cli.add_option("--trace", options.trace_path, "show this trace JSON (Trace::to_json) instead of a scenario");
     cli.add_option("--steps", options.steps, "training steps to run before the first frame")->check(CLI::NonNegativeNumber);
@@ -63,11 +64,26 @@ int main(int argc, char** argv)
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
     cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
+    cli.add_flag("--print-trace", print_trace, "print the trace's events, one per line, and exit (no window)");
     CLI11_PARSE(cli, argc, argv);
 
     if (list) {
         for (const std::string& name : Scenario::names()) std::printf("%s\n", name.c_str());
         return 0;
+    }
+    if (print_trace) {
+        try {
+            const Scenario scenario = [&] {
+                Scenario s(Scenario::preset(options.scenario));
+                if (options.steps > 0) s.step(options.steps);
+                return s;
+            }();
+            std::cout << scenario.trace();
+            return 0;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "tinyamp-viz: %s\n", e.what());
+            return 1;
+        }
     }
     PlatformOptions platform_options;
     if (std::sscanf(size.c_str(), "%dx%d", &platform_options.width, &platform_options.height) != 2 || platform_options.width < 320 ||
