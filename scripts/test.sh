@@ -29,5 +29,6 @@ echo "== ASan + UBSan build, tests not labelled long or training"
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.
 echo "== ThreadSanitizer build, tests whose name contains \"thread\""
-"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF
+"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF \
+  -DTINYAMP_BUILD_VISUALIZER=OFF
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_tests" -tc='*thread*'

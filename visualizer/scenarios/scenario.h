@@ -53,6 +53,11 @@ public:
 
     /// Loads the digits, builds the model (seeded) and runs one step, so trace() is never empty.
     explicit Scenario(ScenarioOptions options);
+    // One scenario owns its model: a copy would share the model and optimizer with the original.
+    Scenario(const Scenario&) = delete;
+    Scenario& operator=(const Scenario&) = delete;
+    Scenario(Scenario&&) = default;
+    Scenario& operator=(Scenario&&) = default;
     /// Starts over with new options (a new model, empty curves, one step run).
     void reset(ScenarioOptions options);
     /// Runs `steps` more training steps; the trace is the last one's.

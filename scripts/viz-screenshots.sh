@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Renders the visualizer's screenshots headless (SDL's offscreen driver: no display needed) into
+# a folder: scripts/viz-screenshots.sh [OUT_DIR] (default docs/images). The docs use these real
+# screenshots; the walkthrough renders them into build/tour/visualizer/ for the tour's index page.
+# Needs a build: scripts/build.sh (TINYAMP_VIZ=path overrides where tinyamp-viz is).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/docs/images}"
+viz="${TINYAMP_VIZ:-$root/build/visualizer/tinyamp-viz}"
+if [ ! -x "$viz" ]; then
+  echo "viz-screenshots: $viz is not built (run scripts/build.sh; the visualizer needs scripts/install-deps.sh's SDL2 and Dear ImGui)" >&2
+  exit 1
+fi
+mkdir -p "$out"
+export SDL_VIDEODRIVER=offscreen
+shot() { "$viz" --screenshot "$out/$1" --frames 3 "${@:2}"; }
+# 1. The forward pass under bf16 autocast, stopped at the first micro-batch's loss: the weights'
+#    casts (magenta tags), bf16 linears, the loss back in f32.
+shot viz_forward_bf16.png --scenario mlp-bf16 --steps 3 --position 14 --select linear
+# 2. The whole step, with a backward linear selected: its gradients come back in bf16, and the
+#    casts' backward turns them into the f32 gradients of the f32 weights.
+shot viz_backward_bf16.png --scenario mlp-bf16 --steps 3 --position end --select backward:linear
+# 3. The inspector on an f32 training's gradient: the log2|x| histogram against f16's range.
+shot viz_inspector_histogram.png --scenario mlp-f32 --steps 10 --position end --select backward:AccumulateGrad
+# 4. f16 with a GradScaler that starts too high: overflows, skipped steps (red x), the scale halving
+#    and then growing every growth_interval clean steps.
+shot viz_scaler.png --scenario mlp-f16-scaler --steps 40 --position end --select backward:linear
+# 5. The policy table: the CUDA lists, editable.
+shot viz_policy_table.png --scenario mlp-f16-scaler --steps 5 --tab policy
