@@ -163,3 +163,15 @@ TEST_CASE("node_kind_name names each kind")
     CHECK(std::string(trace::node_kind_name(NodeKind::cast)) == "cast");
     CHECK(std::string(trace::node_kind_name(NodeKind::tensor)) == "tensor");
 }
+
+TEST_CASE("node_of_event finds the event's node in a graph put together by hand, without event_nodes")
+{
+    TraceGraph g;
+    g.nodes.resize(3);
+    g.nodes[0].kind = NodeKind::tensor;
+    g.nodes[1].event = 0;
+    g.nodes[2].event = 1;
+    CHECK(g.node_of_event(0) == 1);
+    CHECK(g.node_of_event(1) == 2);
+    CHECK(g.node_of_event(2) == -1);
+}

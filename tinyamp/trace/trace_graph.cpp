@@ -89,7 +89,11 @@ const char* node_kind_name(NodeKind kind)
 
 int TraceGraph::node_of_event(std::size_t event_index) const
 {
-    return event_index < event_nodes.size() ? event_nodes[event_index] : -1;
+    if (event_index < event_nodes.size()) return event_nodes[event_index];
+    // A graph put together by hand may leave event_nodes out: look the event up.
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].event >= 0 && std::size_t(nodes[i].event) == event_index) return int(i);
+    return -1;
 }
 
 int TraceGraph::find(std::string_view name) const

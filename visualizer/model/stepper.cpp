@@ -29,10 +29,14 @@ std::vector<std::size_t> shown_from_positions(const trace::TraceGraph& graph)
 Stepper::Stepper(const trace::TraceGraph& graph, std::size_t event_count)
     : graph_(&graph), event_count_(event_count), position_(event_count), shown_from_(shown_from_positions(graph))
 {
-    TINYAMP_CHECK(graph.event_nodes.size() == event_count, value, "Stepper got a graph of ", graph.event_nodes.size(), " events but an event count of ",
-                  event_count, "; pass the size of the trace the graph was built from (trace.events().size())");
-    for (const trace::GraphNode& node : graph.nodes)
-        if (node.event >= 0 && node.phase == trace::Phase::forward) ++forward_events_;
+    std::size_t events = 0;
+    for (const trace::GraphNode& node : graph.nodes) {
+        if (node.event < 0) continue;
+        ++events;
+        if (node.phase == trace::Phase::forward) ++forward_events_;
+    }
+    TINYAMP_CHECK(events == event_count, value, "Stepper got a graph of ", events, " events but an event count of ", event_count,
+                  "; pass the size of the trace the graph was built from (trace.events().size())");
 }
 
 void Stepper::seek(std::size_t position)
