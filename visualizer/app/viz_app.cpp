@@ -36,7 +36,7 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
 {
     TINYAMP_CHECK(tab_ == "scenario" || tab_ == "policy" || tab_ == "file", value, "--tab '", tab_, "' is not a tab: use scenario, policy or file");
     if (!options.trace_path.empty()) {
-        TINYAMP_CHECK(open_trace(options.trace_path), io, message_);
+        load_trace(options.trace_path);
         tab_ = "file";
     } else {
         scenario_ = std::make_unique<Scenario>(Scenario::preset(options.scenario));
@@ -72,14 +72,19 @@ void VizApp::set_message(std::string text, bool error)
     message_is_error_ = error;
 }
 
+void VizApp::load_trace(const std::string& path)
+{
+    trace::Trace trace = trace::Trace::from_json(io::read_file(path));
+    show(std::move(trace), path, false);
+    scenario_.reset();
+    running_ = false;
+    set_message("opened " + path, false);
+}
+
 bool VizApp::open_trace(const std::string& path)
 {
     try {
-        trace::Trace trace = trace::Trace::from_json(io::read_file(path));
-        show(std::move(trace), path, false);
-        scenario_.reset();
-        running_ = false;
-        set_message("opened " + path, false);
+        load_trace(path);
         return true;
     } catch (const std::exception& e) {
         set_message(e.what(), true);

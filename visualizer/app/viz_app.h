@@ -37,6 +37,7 @@ public:
     const std::string& message() const { return message_; }
 
 private:
+    void load_trace(const std::string& path);  // throws what reading and laying out throw
     void show(trace::Trace trace, const std::string& title, bool keep_position);
     void restart(const ScenarioOptions& options);
     void train(std::int64_t steps);
