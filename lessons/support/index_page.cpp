@@ -115,6 +115,23 @@ fs::path write_index(const fs::path& out)
                  << "<figcaption>" << escape_xml(p.caption) << "</figcaption></figure>\n";
         }
     }
+    // The visualizer's screenshots, when the walkthrough rendered them (scripts/viz-screenshots.sh
+    // into OUT/visualizer/): the same views, live in tinyamp-viz.
+    std::vector<std::string> shots;
+    if (fs::is_directory(out / "visualizer"))
+        for (const fs::directory_entry& entry : fs::directory_iterator(out / "visualizer"))
+            if (entry.path().extension() == ".png") shots.push_back(entry.path().filename().string());
+    std::sort(shots.begin(), shots.end());
+    if (!shots.empty()) {
+        page << "<h2 id=\"visualizer\">See it live: tinyamp-viz</h2>\n<p>Each step of these lessons can be watched in the "
+                "visualizer: <code>build/visualizer/tinyamp-viz</code>, or <code>--scenario mlp-f16-scaler</code>. These "
+                "screenshots were rendered headless by this walkthrough.</p>\n";
+        for (const std::string& shot : shots) {
+            const std::string path = "visualizer/" + shot;
+            page << "<figure><a href=\"" << escape_xml(path) << "\"><img src=\"" << escape_xml(path) << "\"></a><figcaption>"
+                 << escape_xml(shot) << "</figcaption></figure>\n";
+        }
+    }
     page << "</body></html>\n";
     const fs::path index = out / "index.html";
     fs::create_directories(out);

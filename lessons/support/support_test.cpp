@@ -119,3 +119,26 @@ TEST_CASE("results saved by one run are read back for the index page")
     CHECK(page.str().find("3/5 claims held") != std::string::npos);
     fs::remove_all(out);
 }
+
+TEST_CASE("the index page shows the visualizer's screenshots only when the walkthrough rendered them")
+{
+    const fs::path out = scratch_folder("index_viz");
+    fs::create_directories(out);
+    auto page_text = [&] {
+        std::ifstream in(write_index(out));
+        std::stringstream page;
+        page << in.rdbuf();
+        return page.str();
+    };
+    CHECK(page_text().find("tinyamp-viz") == std::string::npos);
+    fs::create_directories(out / "visualizer");
+    std::ofstream(out / "visualizer" / "viz_b.png") << "png";
+    std::ofstream(out / "visualizer" / "viz_a.png") << "png";
+    std::ofstream(out / "visualizer" / "notes.txt") << "not a picture";
+    const std::string page = page_text();
+    CHECK(page.find("See it live: tinyamp-viz") != std::string::npos);
+    CHECK(count(page, "<img src=\"visualizer/") == 2);
+    CHECK(page.find("visualizer/viz_a.png") < page.find("visualizer/viz_b.png"));  // in name order
+    CHECK(page.find("notes.txt") == std::string::npos);
+    fs::remove_all(out);
+}
