@@ -143,6 +143,8 @@ void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, con
         else
             draw->AddPolyline(outline.data(), int(outline.size()), outline_color, ImDrawFlags_Closed, outline_width);
     }
+    // A cast the cache kept for later: a white dot on its top-left corner.
+    if (node.cache == trace::CacheEvent::stored) draw->AddCircleFilled(r.min, std::max(3.5f, 4.5f * zoom), IM_COL32(255, 255, 255, alpha));
     draw_label(draw, font, 11.0f * zoom, r, node.label, text);
 }
 
@@ -156,7 +158,8 @@ void draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph)
         return std::find(kAllDTypes.begin(), kAllDTypes.end(), a) < std::find(kAllDTypes.begin(), kAllDTypes.end(), b);
     });
     const float row = ImGui::GetTextLineHeight() + 4;
-    const int rows = int(fills.size()) + (graph.has_casts ? 1 : 0) + (graph.has_cache_hits ? 1 : 0) + 1;
+    const bool stores = std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; });
+    const int rows = int(fills.size()) + (graph.has_casts ? 1 : 0) + (stores ? 1 : 0) + (graph.has_cache_hits ? 1 : 0) + 1;
     draw->AddRectFilled(at, {at.x + 190, at.y + 8 + row * float(rows)}, IM_COL32(20, 20, 24, 220), 4);
     ImVec2 p = {at.x + 8, at.y + 6};
     auto swatch_row = [&](auto draw_swatch, const char* text) {
@@ -168,6 +171,9 @@ void draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph)
         swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddRectFilled(a, b, dtype_fill(d), 3); }, dtype_name(d));
     if (graph.has_casts)
         swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddRect(a, b, hex_color(colors::kCastOutline), 0, 0, 2); }, "autocast cast");
+    if (stores)
+        swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, 4.5f, IM_COL32(255, 255, 255, 255)); },
+                   "cast cache store");
     if (graph.has_cache_hits)
         swatch_row([&](ImVec2 a, ImVec2 b) { dashed_outline(draw, rect_points({a, b}), IM_COL32(230, 230, 230, 255), 1.5f, 3); },
                    "cast cache hit");

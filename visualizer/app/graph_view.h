@@ -2,7 +2,8 @@
 // The graph view: the trace graph as Graphviz laid it out, drawn with ImGui's draw lists.
 // Nodes are filled with their dtype's color (the legend in the corner), autocast's casts are
 // tag shapes with a magenta outline, parameters have a gold outline, cast-cache hits a dashed
-// border. Events the timeline has not reached yet are drawn faint. Drag to pan, wheel to zoom,
+// border and the casts the cache stored a white dot. Events the timeline has not reached yet are
+// drawn faint. Drag to pan, wheel to zoom,
 // click a node to inspect it, hover an edge to read the dtype and shape that flows along it.
 #include <imgui.h>
 
