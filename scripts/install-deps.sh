@@ -21,6 +21,7 @@ packages=(
   nlohmann-json3-dev         # trace export to JSON
   zlib1g-dev                 # reading the gzip data sets (data/digits.csv.gz)
   graphviz                   # dot: the trace's graph pictures (and the docs' diagrams)
+  doxygen                    # the API reference (the `docs` target)
   libgraphviz-dev            # Graphviz in-process: the lessons' SVG graphs
   python3                    # the labs: strips the solutions for the student tree, checks both
   libcli11-dev               # command-line options of tinyamp-train
