@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Renders the guides' diagrams: every docs/diagrams/NAME.dot becomes docs/images/NAME.svg.
+# The .dot files are the sources (edit those); the SVGs are committed so the guides show them on
+# any Markdown viewer. The test `docs_diagrams_current` fails when an SVG is older than its source.
+#   scripts/docs-diagrams.sh            render them all
+#   scripts/docs-diagrams.sh --check    render into a temp folder and compare; exit 1 if any differs
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+check=0
+case "${1:-}" in
+  "") ;;
+  --check) check=1 ;;
+  *) echo "docs-diagrams: unknown option '$1' (the only option is --check)" >&2; exit 2 ;;
+esac
+command -v dot >/dev/null || { echo "docs-diagrams: Graphviz 'dot' is missing (scripts/install-deps.sh installs it)" >&2; exit 2; }
+
+out="$root/docs/images"
+if [ "$check" -eq 1 ]; then
+  out="$(mktemp -d)"
+  trap 'rm -rf "$out"' EXIT
+fi
+stale=0
+for source in "$root"/docs/diagrams/*.dot; do
+  [ -e "$source" ] || continue
+  name="$(basename "$source" .dot)"
+  dot -Tsvg "$source" -o "$out/$name.svg.tmp"
+  mv "$out/$name.svg.tmp" "$out/$name.svg"
+  if [ "$check" -eq 1 ] && ! cmp -s "$out/$name.svg" "$root/docs/images/$name.svg"; then
+    echo "docs-diagrams: docs/images/$name.svg is not the rendering of docs/diagrams/$name.dot: run scripts/docs-diagrams.sh" >&2
+    stale=1
+  fi
+done
+exit "$stale"
