@@ -7,12 +7,13 @@
 #include <cstdlib>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 
 #include "tinyamp/core/factories.h"
 
-#ifndef TINYAMP_DATA_DIR
-#error "TINYAMP_DATA_DIR (the project's data/ folder) must be defined by the build"
+#if !defined(TINYAMP_DATA_DIR) || !defined(TINYAMP_INSTALLED_DATA_DIR)
+#error "TINYAMP_DATA_DIR (the source tree's data/ folder) and TINYAMP_INSTALLED_DATA_DIR must be defined by the build"
 #endif
 
 namespace tinyamp::data {
@@ -24,7 +25,8 @@ public:
     explicit LineReader(const std::string& path) : path_(path), file_(gzopen(path.c_str(), "rb"))
     {
         TINYAMP_CHECK(file_ != nullptr, io, "cannot open data file '", path, "': ", std::strerror(errno),
-                      " (check the path; data::data_path(file) names a file in the project's data/ folder)");
+                      " (check the path; data::data_path(file) names a file in tinyamp's data/ folder, and the",
+                      " environment variable TINYAMP_DATA_DIR chooses that folder)");
     }
     ~LineReader() { gzclose(file_); }
     LineReader(const LineReader&) = delete;
@@ -146,8 +148,13 @@ Dataset load_breast_cancer(const std::string& path)
 std::string data_path(const std::string& file)
 {
     const char* from_environment = std::getenv("TINYAMP_DATA_DIR");
-    const std::string folder = from_environment != nullptr && *from_environment != '\0' ? from_environment : TINYAMP_DATA_DIR;
-    return folder + "/" + file;
+    if (from_environment != nullptr && *from_environment != '\0') {
+        return std::string(from_environment) + "/" + file;
+    }
+    // A build used from its source tree reads the checkout's data/; an installed tinyamp whose
+    // source tree is gone reads the copy `cmake --install` put in <prefix>/share/tinyamp/data.
+    const bool source_tree_present = std::filesystem::is_directory(TINYAMP_DATA_DIR);
+    return std::string(source_tree_present ? TINYAMP_DATA_DIR : TINYAMP_INSTALLED_DATA_DIR) + "/" + file;
 }
 
 Dataset subset(const Dataset& dataset, const std::vector<std::int64_t>& indices)
