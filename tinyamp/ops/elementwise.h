@@ -1,66 +1,127 @@
 #pragma once
-// Elementwise ops, with broadcasting and PyTorch's type promotion (see type_promotion.h).
-// f16/bf16 math runs in f32 and is rounded once into the result.
+/// \file
+/// Elementwise ops and the arithmetic operators, as torch.add, torch.exp, torch.where, ...
+///
+/// They broadcast their inputs and follow PyTorch's type promotion (see type_promotion.h).
+/// f16/bf16 math runs in f32 and is rounded once into the result.
+///
+/// A plain number (the `double` overloads) acts as a 0-D tensor made by scalar_like(): next to
+/// a float tensor it takes that tensor's dtype (an f16 tensor plus 2.5 stays f16); next to an
+/// integer or bool tensor a whole number acts as an i64 and any other as an f32. A double cannot
+/// tell 2 from 2.0, so an i64 tensor plus 2.0 stays i64, where PyTorch would give a float.
+///
+/// Autocast: on CUDA, exp, log and pow run in f32 (policy fp32); the other ops here are not in
+/// the policy tables and run in their inputs' dtypes.
 
 #include "tinyamp/core/tensor.h"
 
 namespace tinyamp {
 
+/// a + b, broadcast, in result_type(a, b) (torch.add). Two bool tensors throw a dtype Error.
 Tensor add(const Tensor& a, const Tensor& b);
+/// a + b for a plain number b (see elementwise.h on how a number acts next to a tensor).
 Tensor add(const Tensor& a, double b);
+/// a - b, broadcast, in result_type(a, b) (torch.sub). Two bool tensors throw a dtype Error.
 Tensor sub(const Tensor& a, const Tensor& b);
+/// a - b for a plain number b.
 Tensor sub(const Tensor& a, double b);
+/// a - b for a plain number a (as PyTorch's `2 - x`).
 Tensor sub(double a, const Tensor& b);
+/// a * b, broadcast, in result_type(a, b) (torch.mul). Two bool tensors throw a dtype Error.
 Tensor mul(const Tensor& a, const Tensor& b);
+/// a * b for a plain number b.
 Tensor mul(const Tensor& a, double b);
-/// True division: integer inputs give an f32 result.
+/// True division a / b, broadcast (torch.div): in result_type(a, b), but integer inputs give an
+/// f32 result. Two bool tensors throw a dtype Error.
 Tensor div(const Tensor& a, const Tensor& b);
+/// a / b for a plain number b; integer inputs give an f32 result.
 Tensor div(const Tensor& a, double b);
+/// a / b for a plain number a (as PyTorch's `1 / x`); integer inputs give an f32 result.
 Tensor div(double a, const Tensor& b);
+/// -x in x's dtype (torch.neg). A bool tensor throws a dtype Error.
 Tensor neg(const Tensor& x);
+/// x to the power \p exponent (torch.pow), in x's float dtype (integers are computed in f32).
 Tensor pow(const Tensor& x, double exponent);
+/// x to the power \p exponent elementwise, broadcast: in result_type(x, exponent), or f32 when
+/// that is an integer dtype. Differentiable in both (where x^p is 0, the gradient in p is 0).
 Tensor pow(const Tensor& x, const Tensor& exponent);
 
 // Math functions: integer inputs are computed in f32.
+/// e^x (torch.exp), in x's float dtype (integers are computed in f32).
 Tensor exp(const Tensor& x);
+/// The natural logarithm (torch.log), in x's float dtype (integers are computed in f32).
 Tensor log(const Tensor& x);
+/// The square root (torch.sqrt), in x's float dtype (integers are computed in f32).
 Tensor sqrt(const Tensor& x);
+/// The hyperbolic tangent (torch.tanh), in x's float dtype (integers are computed in f32).
 Tensor tanh(const Tensor& x);
+/// 1 / (1 + e^-x) (torch.sigmoid), written so that exp never overflows; in x's float dtype
+/// (integers are computed in f32).
 Tensor sigmoid(const Tensor& x);
+/// The error function (torch.erf), in x's float dtype (integers are computed in f32).
 Tensor erf(const Tensor& x);
+/// max(x, 0) in x's dtype (torch.relu); integers stay integers. A bool tensor throws a dtype Error.
 Tensor relu(const Tensor& x);
-/// x * Phi(x) with the exact normal CDF (PyTorch's default, approximate='none').
+/// x * Phi(x) with the exact normal CDF (PyTorch's default, approximate='none'), in x's float
+/// dtype (integers are computed in f32).
 Tensor gelu(const Tensor& x);
 
-/// Elementwise choice: cond ? a : b (cond is a bool tensor; all three broadcast).
+/// Elementwise choice: cond ? a : b (torch.where). cond must be a bool tensor (else a dtype
+/// Error); all three broadcast, and the result has result_type(a, b) (two bool tensors a and b
+/// throw a dtype Error). The gradient flows to a and b, never to cond.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 
 // Comparisons give bool tensors and have no gradient.
+/// a == b, broadcast and compared in result_type(a, b) (torch.eq): a bool tensor, no gradient.
 Tensor eq(const Tensor& a, const Tensor& b);
+/// a != b (torch.ne): a bool tensor, no gradient.
 Tensor ne(const Tensor& a, const Tensor& b);
+/// a < b (torch.lt): a bool tensor, no gradient.
 Tensor lt(const Tensor& a, const Tensor& b);
+/// a <= b (torch.le): a bool tensor, no gradient.
 Tensor le(const Tensor& a, const Tensor& b);
+/// a > b (torch.gt): a bool tensor, no gradient.
 Tensor gt(const Tensor& a, const Tensor& b);
+/// a >= b (torch.ge): a bool tensor, no gradient.
 Tensor ge(const Tensor& a, const Tensor& b);
+/// a == b for a plain number b: a bool tensor, no gradient.
 Tensor eq(const Tensor& a, double b);
+/// a != b for a plain number b: a bool tensor, no gradient.
 Tensor ne(const Tensor& a, double b);
+/// a < b for a plain number b: a bool tensor, no gradient.
 Tensor lt(const Tensor& a, double b);
+/// a <= b for a plain number b: a bool tensor, no gradient.
 Tensor le(const Tensor& a, double b);
+/// a > b for a plain number b: a bool tensor, no gradient.
 Tensor gt(const Tensor& a, double b);
+/// a >= b for a plain number b: a bool tensor, no gradient.
 Tensor ge(const Tensor& a, double b);
 
+/// add(a, b).
 Tensor operator+(const Tensor& a, const Tensor& b);
+/// add(a, b) for a plain number b.
 Tensor operator+(const Tensor& a, double b);
+/// add(b, a) for a plain number a.
 Tensor operator+(double a, const Tensor& b);
+/// sub(a, b).
 Tensor operator-(const Tensor& a, const Tensor& b);
+/// sub(a, b) for a plain number b.
 Tensor operator-(const Tensor& a, double b);
+/// sub(a, b) for a plain number a.
 Tensor operator-(double a, const Tensor& b);
+/// mul(a, b).
 Tensor operator*(const Tensor& a, const Tensor& b);
+/// mul(a, b) for a plain number b.
 Tensor operator*(const Tensor& a, double b);
+/// mul(b, a) for a plain number a.
 Tensor operator*(double a, const Tensor& b);
+/// div(a, b): true division (integer inputs give f32).
 Tensor operator/(const Tensor& a, const Tensor& b);
+/// div(a, b) for a plain number b.
 Tensor operator/(const Tensor& a, double b);
+/// div(a, b) for a plain number a.
 Tensor operator/(double a, const Tensor& b);
+/// neg(x).
 Tensor operator-(const Tensor& x);
 
 }  // namespace tinyamp

@@ -1,7 +1,15 @@
 #pragma once
-// Matrix products, as in PyTorch. Both operands must have the same floating point dtype: a
-// product never promotes (under autocast the policy casts both first). f16/bf16 products
-// accumulate in f32 and round once into the result, and their backward runs in the same dtype.
+/// \file
+/// Matrix products, as in PyTorch: matmul, mm, bmm, addmm and linear.
+///
+/// Both operands must have the same floating point dtype: a product never promotes (under
+/// autocast the policy casts both first). f16/bf16 products accumulate in f32 and round once into
+/// the result, and their backward runs in the same dtype.
+///
+/// Autocast (CPU and CUDA) casts every f16/bf16/f32 operand to the autocast dtype (policy
+/// lower_precision_fp), so an f32 model runs its products in f16 or bf16 there. Each op throws a
+/// dtype Error for mixed or non-float dtypes, naming the .to() that fixes it, and a shape Error
+/// for shapes that do not multiply.
 
 #include <initializer_list>
 #include <vector>
@@ -10,21 +18,28 @@
 
 namespace tinyamp {
 
-/// PyTorch's matmul, by the operands' dimensions:
-///   1-D · 1-D: the dot product (0-D result);  2-D · 2-D: the matrix product;
-///   1-D · n-D: the vector as a row [1, K], that dim dropped again;  n-D · 1-D: as a column [K, 1];
-///   3-D and up: a stack of products over the leading (batch) dims, which broadcast
+/// The matrix product of \p a and \p b, by their dimensions, as torch.matmul.
+/// - 1-D · 1-D: the dot product (0-D result);
+/// - 2-D · 2-D: the matrix product;
+/// - 1-D · n-D: the vector as a row [1, K], that dim dropped again; n-D · 1-D: as a column [K, 1];
+/// - 3-D and up: a stack of products over the leading (batch) dims, which broadcast
 ///   ([B, M, K] · [K, N], [1, M, K] · [B, K, N], ...).
+///
+/// The result has the operands' dtype. A 0-D operand is a shape Error (use mul).
 Tensor matmul(const Tensor& a, const Tensor& b);
-/// [M, K] · [K, N] only.
+/// The matrix product [M, K] · [K, N] only (torch.mm), in the operands' dtype.
 Tensor mm(const Tensor& a, const Tensor& b);
-/// [B, M, K] · [B, K, N] only (equal batch sizes; matmul broadcasts, bmm does not).
+/// The batched product [B, M, K] · [B, K, N] only (torch.bmm), in the operands' dtype: equal
+/// batch sizes (matmul broadcasts, bmm does not).
 Tensor bmm(const Tensor& a, const Tensor& b);
-/// beta * bias + alpha * (a · b) for 2-D a and b, with bias broadcast to [M, N] and the sum
-/// rounded once. With beta == 0 the bias is ignored (even its NaNs), as in PyTorch.
+/// beta * bias + alpha * (a · b) for 2-D a and b (torch.addmm), with bias broadcast to [M, N]
+/// and the sum rounded once. All three share one float dtype. With beta == 0 the bias is ignored
+/// (even its NaNs), as in PyTorch.
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
-/// x · weight^T + bias: x [..., in_features], weight [out_features, in_features], bias
-/// [out_features] or undefined; the result is [..., out_features].
+/// x · weight^T + bias, as torch.nn.functional.linear (the op of nn::Linear).
+/// x [..., in_features], weight [out_features, in_features], bias [out_features] or undefined;
+/// the result is [..., out_features] in their shared float dtype, the bias added before the one
+/// rounding.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
 namespace detail {

@@ -1,6 +1,8 @@
 #pragma once
-// Gradient clipping by total norm, as torch.nn.utils.clip_grad_norm_. With a GradScaler, call
-// scaler.unscale_(optimizer) first, so the norm is of the true gradients.
+/// \file
+/// Gradient clipping by total norm, as torch.nn.utils.clip_grad_norm_.
+///
+/// With a GradScaler, call scaler.unscale_(optimizer) first, so the norm is of the true gradients.
 
 #include <vector>
 
@@ -8,8 +10,12 @@
 
 namespace tinyamp::optim {
 
-/// Scales all gradients together so their total 2-norm is at most max_norm; returns the norm
-/// before clipping. A non-finite norm is an error only with error_if_nonfinite.
+/// Scales all gradients together so their total 2-norm is at most \p max_norm; returns the norm
+/// before clipping (torch.nn.utils.clip_grad_norm_).
+///
+/// The norm is summed in f64 over every parameter that has a gradient. When the factor
+/// max_norm / (norm + 1e-6) is below 1, the gradients are multiplied by it in place, each rounded
+/// once into its own dtype. A non-finite norm is a value Error only with \p error_if_nonfinite.
 double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, bool error_if_nonfinite = false);
 
 }  // namespace tinyamp::optim

@@ -1,12 +1,15 @@
 #pragma once
-// Optimizer: the base of SGD, Adam and AdamW, as torch.optim.Optimizer. It holds the parameters
-// in groups (each with its own learning rate, which schedulers change) and, per parameter, named
-// state tensors ("momentum_buffer", "exp_avg", ...). Updates run under NoGradGuard.
-//
-// Master weights: under mixed precision keep parameters, gradients and optimizer state f32;
-// autocast casts the weights per op, and GradScaler unscales the f32 gradients before the step.
-// f16/bf16 parameters are accepted, as in PyTorch (their state has their dtype and each update is
-// computed in f32 and rounded once), but small updates round away there (p - lr*g == p).
+/// \file
+/// Optimizer: the base of SGD, Adam and AdamW, as torch.optim.Optimizer, and its state_dict types.
+///
+/// It holds the parameters in groups (each with its own learning rate, which schedulers change)
+/// and, per parameter, named state tensors ("momentum_buffer", "exp_avg", ...). Updates run under
+/// NoGradGuard.
+///
+/// Master weights: under mixed precision keep parameters, gradients and optimizer state f32;
+/// autocast casts the weights per op, and GradScaler unscales the f32 gradients before the step.
+/// f16/bf16 parameters are accepted, as in PyTorch (their state has their dtype and each update is
+/// computed in f32 and rounded once), but small updates round away there (p - lr*g == p).
 
 #include <cstdint>
 #include <limits>
@@ -21,53 +24,67 @@ namespace tinyamp::optim {
 /// Parameters that share a learning rate: ParamGroup{{w1, b1}, 0.1}. Left out, the lr is the
 /// optimizer's (its options' lr), as a PyTorch group without "lr" gets the default.
 struct ParamGroup {
-    std::vector<Tensor> params;
+    std::vector<Tensor> params;  ///< The group's parameters: leaf tensors that require grad.
+    /// The group's learning rate; NaN (the default) means not given: the optimizer's lr.
     double lr = std::numeric_limits<double>::quiet_NaN();  // NaN: not given
 };
 
 /// A group in a state_dict: its hyperparameters ("lr", "momentum", ...) and the indices of its
 /// parameters, numbered 0.. across the groups in order, as PyTorch numbers them.
 struct ParamGroupState {
-    std::map<std::string, double> options;
-    std::vector<std::int64_t> params;
+    std::map<std::string, double> options;  ///< "lr" and the optimizer's other hyperparameters.
+    std::vector<std::int64_t> params;       ///< The indices of the group's parameters.
 };
 
 /// PyTorch's optimizer.state_dict(): the state per parameter index ("step" is a 0-d f32 tensor,
 /// as in PyTorch) and the groups. The tensors are copies.
 struct OptimizerStateDict {
     std::string type;  ///< "SGD", "Adam", "AdamW"
+    /// Per parameter index, its named state tensors; parameters that have not stepped are absent.
     std::map<std::int64_t, std::map<std::string, Tensor>> state;
-    std::vector<ParamGroupState> param_groups;
+    std::vector<ParamGroupState> param_groups;  ///< The groups, in order.
 };
 
+/// The base of every optimizer (torch.optim.Optimizer): parameter groups, per-parameter state,
+/// step(), zero_grad() and state_dict(). Subclasses give the update rule (apply_update) and their
+/// hyperparameters. Not copyable: it owns state tied to its parameters.
 class Optimizer {
 public:
-    /// Checks that every parameter is a leaf that requires grad and is in one group only; groups
-    /// without an lr get `default_lr`.
+    /// Checks that every parameter is a leaf that requires grad and is in one group only, that
+    /// there is at least one, and that every lr is >= 0 (else a value Error); groups without an lr
+    /// get \p default_lr.
     Optimizer(std::vector<ParamGroup> groups, double default_lr);
-    virtual ~Optimizer() = default;
-    Optimizer(const Optimizer&) = delete;
-    Optimizer& operator=(const Optimizer&) = delete;
+    virtual ~Optimizer() = default;  ///< Virtual: optimizers are used through this base.
+    Optimizer(const Optimizer&) = delete;             ///< Not copyable.
+    Optimizer& operator=(const Optimizer&) = delete;  ///< Not copyable.
 
-    /// One update from the current gradients; parameters without a gradient are left alone.
+    /// One update from the current gradients (optimizer.step()); parameters without a gradient
+    /// are left alone. SGD and Adam update the parameters in place, under NoGradGuard. Under mixed
+    /// precision call scaler.step(optimizer) instead, which skips the step for inf/NaN gradients.
     void step();
     /// How many times step() has run. An LR scheduler reads it to warn when it steps first, as
     /// PyTorch's do (a GradScaler that skips the first steps for inf/NaN gradients causes that).
     std::int64_t step_calls() const { return step_calls_; }
+    /// The optimizer's name, "SGD", "Adam" or "AdamW": the type a state_dict records.
     virtual std::string type_name() const = 0;
     /// Drops every gradient (PyTorch's zero_grad(set_to_none=True)).
     void zero_grad();
+    /// The parameter groups (optimizer.param_groups); a scheduler changes their lr here.
     std::vector<ParamGroup>& param_groups() { return groups_; }
+    /// The parameter groups, read-only.
     const std::vector<ParamGroup>& param_groups() const { return groups_; }
 
-    /// The named state of `param` ("momentum_buffer", ...); empty before its first step.
+    /// The named state of \p param ("momentum_buffer", ...); empty before its first step. A tensor
+    /// that is not one of this optimizer's parameters is a value Error.
     const std::map<std::string, Tensor>& state(const Tensor& param) const;
 
+    /// Copies of the groups' hyperparameters and the per-parameter state (optimizer.state_dict()),
+    /// for a checkpoint.
     OptimizerStateDict state_dict() const;
     /// Restores groups' hyperparameters and the per-parameter state (converted to each parameter's
     /// dtype). As in PyTorch, saved parameter i is the one at the same position in the groups.
     /// Everything is checked first (type, group and parameter counts, options, state names and
-    /// shapes); a mismatch throws and changes nothing.
+    /// shapes); a mismatch throws a value or shape Error and changes nothing.
     void load_state_dict(const OptimizerStateDict& state);
 
 protected:

@@ -1,15 +1,18 @@
 #pragma once
-// The element loop the optimizers share: calls fn(p[i], g[i], s0[i], s1[i]) over a parameter, its
-// gradient and up to two state tensors of the same shape. A plain loop over contiguous memory, not
-// a chain of tensor ops: one pass, no temporaries.
-//
-// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. f32/f64
-// parameters are updated in their own memory. Anything else (an f16/bf16 parameter or state, a
-// CUDA tensor, a transposed leaf) is copied into a contiguous CPU tensor of the opmath type,
-// updated there and copied back with copy_, which rounds once into the tensor's own dtype.
-//
-// Master weights should stay f32 all the same (use amp::autocast for low-precision compute): an
-// update below half an ulp of an f16 weight rounds away (p - lr*g == p; for p near 1, below 0.00024).
+/// \file
+/// The element loop the optimizers share (namespace tinyamp::optim::detail, not user API).
+///
+/// update_elements calls fn(p[i], g[i], s0[i], s1[i]) over a parameter, its gradient and up to
+/// two state tensors of the same shape. A plain loop over contiguous memory, not a chain of tensor
+/// ops: one pass, no temporaries.
+///
+/// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. f32/f64
+/// parameters are updated in their own memory. Anything else (an f16/bf16 parameter or state, a
+/// CUDA tensor, a transposed leaf) is copied into a contiguous CPU tensor of the opmath type,
+/// updated there and copied back with copy_, which rounds once into the tensor's own dtype.
+///
+/// Master weights should stay f32 all the same (use amp::autocast for low-precision compute): an
+/// update below half an ulp of an f16 weight rounds away (p - lr*g == p; for p near 1, below 0.00024).
 
 #include <cmath>
 
@@ -32,6 +35,9 @@ inline Tensor workable(const Tensor& t, DType dtype)
     return layout::clone(layout::convert(layout::to_device(t, Device::cpu()), dtype));
 }
 
+/// Runs fn(p, g, s0, s1) on every element, as the file describes. A non-float parameter is a
+/// dtype Error; a gradient or state of another shape is a shape Error. Undefined states pass a
+/// dummy 0 to fn.
 template <class Fn>
 void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1, Fn&& fn)
 {
