@@ -1,19 +1,23 @@
 #pragma once
-// custom_fwd / custom_bwd for user Functions (torch.amp.custom_fwd / custom_bwd):
-//
-//   struct MyMatmul : Function<MyMatmul> {
-//       static constexpr const char* name = "my_matmul";
-//       static constexpr amp::CustomFwd custom_fwd{.device_type = DeviceType::cpu, .cast_inputs = f32};
-//       static constexpr amp::CustomBwd custom_bwd{.device_type = DeviceType::cpu};
-//       static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b);
-//       static std::vector<Tensor> backward(Context& ctx, const Tensor& grad);
-//   };
-//
-// custom_fwd without cast_inputs: forward runs in the current autocast state, and custom_bwd runs
-// backward in that same state (enabled and dtype), although backward is otherwise outside autocast.
-// custom_fwd with cast_inputs, inside an enabled region: floating inputs on that device type (also
-// inside std::vector<Tensor> arguments) are cast to cast_inputs and forward runs with autocast
-// off; outside autocast it changes nothing. custom_bwd then runs backward with autocast off.
+/// \file
+/// custom_fwd / custom_bwd for user Functions (torch.amp.custom_fwd / custom_bwd).
+///
+/// \code
+///   struct MyMatmul : Function<MyMatmul> {
+///       static constexpr const char* name = "my_matmul";
+///       static constexpr amp::CustomFwd custom_fwd{.device_type = DeviceType::cpu, .cast_inputs = f32};
+///       static constexpr amp::CustomBwd custom_bwd{.device_type = DeviceType::cpu};
+///       static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b);
+///       static std::vector<Tensor> backward(Context& ctx, const Tensor& grad);
+///   };
+/// \endcode
+///
+/// custom_fwd without cast_inputs: forward runs in the current autocast state, and custom_bwd runs
+/// backward in that same state (enabled and dtype), although backward is otherwise outside autocast.
+/// custom_fwd with cast_inputs, inside an enabled region: floating inputs on that device type (also
+/// inside `std::vector<Tensor>` arguments; f64 excepted) are cast to cast_inputs and forward runs
+/// with autocast off; outside autocast it changes nothing. custom_bwd then runs backward with
+/// autocast off.
 
 #include <optional>
 #include <tuple>
@@ -24,32 +28,41 @@
 
 namespace tinyamp::amp {
 
+/// A user Function's `static constexpr amp::CustomFwd custom_fwd{...}`: what torch.amp.custom_fwd's
+/// arguments say.
 struct CustomFwd {
-    DeviceType device_type = DeviceType::cpu;
-    std::optional<DType> cast_inputs;
+    DeviceType device_type = DeviceType::cpu;  ///< the autocast device type whose state forward looks at
+    std::optional<DType> cast_inputs;          ///< nullopt: run in the current state; a dtype: cast inputs to it, autocast off
 };
 
+/// A user Function's `static constexpr amp::CustomBwd custom_bwd{...}` (torch.amp.custom_bwd):
+/// backward runs in the autocast state custom_fwd recorded. Needs custom_fwd too.
 struct CustomBwd {
-    DeviceType device_type = DeviceType::cpu;
+    DeviceType device_type = DeviceType::cpu;  ///< the device type of the region backward runs in
 };
 
+/// Op declares `static constexpr CustomFwd custom_fwd`.
 template <class Op>
 concept HasCustomFwd = requires { CustomFwd{Op::custom_fwd}; };
+/// Op declares `static constexpr CustomBwd custom_bwd`.
 template <class Op>
 concept HasCustomBwd = requires { CustomBwd{Op::custom_bwd}; };
 
-// cast_inputs applies to floating tensors on the device type, except f64 (like autocast's eligibility).
+/// A tensor argument under cast_inputs: cast to `to` when it is defined, on `device_type`,
+/// floating point and not f64 (like autocast's eligibility); otherwise unchanged.
 inline Tensor cast_for_custom_fwd(const Tensor& t, DType to, DeviceType device_type)
 {
     const bool castable = t.defined() && t.device().type() == device_type && is_floating_point(t.dtype()) && t.dtype() != DType::f64;
     return castable ? t.to(to) : t;
 }
+/// A list of tensors under cast_inputs: each one as above.
 inline std::vector<Tensor> cast_for_custom_fwd(const std::vector<Tensor>& ts, DType to, DeviceType device_type)
 {
     std::vector<Tensor> out;
     for (const Tensor& t : ts) out.push_back(cast_for_custom_fwd(t, to, device_type));
     return out;
 }
+/// Any other argument: unchanged.
 template <class A>
 const A& cast_for_custom_fwd(const A& a, DType, DeviceType)
 {
@@ -60,8 +73,11 @@ const A& cast_for_custom_fwd(const A& a, DType, DeviceType)
 template <class Op>
 struct WithCustomAutocast {
     static_assert(!HasCustomBwd<Op> || HasCustomFwd<Op>, "custom_bwd replays what custom_fwd recorded: declare custom_fwd too");
-    static constexpr const char* name = Op::name;
+    static constexpr const char* name = Op::name;  ///< the user op's name (nodes and traces show it)
 
+    /// Op::forward, after custom_fwd: saves the autocast dtype and whether forward ran under
+    /// autocast (for custom_bwd), and with cast_inputs inside an enabled region casts the inputs
+    /// (cast_for_custom_fwd) and runs forward in an `enabled = false` region.
     template <class... Args>
     static Tensor forward(Context& ctx, const Args&... args)
     {
@@ -80,6 +96,8 @@ struct WithCustomAutocast {
         return Op::forward(ctx, args...);
     }
 
+    /// Op::backward; with custom_bwd, inside a region of the dtype forward saw, enabled exactly
+    /// when forward ran under autocast without cast_inputs.
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
         if constexpr (HasCustomBwd<Op>) {

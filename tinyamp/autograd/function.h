@@ -1,20 +1,24 @@
 #pragma once
-// Function<T>: an op with a forward and a backward, PyTorch's torch.autograd.Function in C++.
-// Every built-in op is one too, so user code and tinyamp's ops take the same road through the
-// dispatcher (autocast -> autograd -> kernel).
-//
-//   struct Square : Function<Square> {
-//       static constexpr const char* name = "square";
-//       static Tensor forward(Context& ctx, const Tensor& x) {
-//           ctx.save_for_backward({x});
-//           return mul(x, x);
-//       }
-//       static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) {
-//           const Tensor& x = ctx.saved_tensors()[0];
-//           return {mul(grad, mul(x, 2.0))};  // one gradient per tensor argument of forward
-//       }
-//   };
-//   Tensor y = Square::apply(x);
+/// \file
+/// `Function<T>`: an op with a forward and a backward, PyTorch's torch.autograd.Function in C++.
+///
+/// Every built-in op is one too, so user code and tinyamp's ops take the same road through the
+/// dispatcher (autocast -> autograd -> kernel).
+///
+/// \code
+///   struct Square : Function<Square> {
+///       static constexpr const char* name = "square";
+///       static Tensor forward(Context& ctx, const Tensor& x) {
+///           ctx.save_for_backward({x});
+///           return mul(x, x);
+///       }
+///       static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) {
+///           const Tensor& x = ctx.saved_tensors()[0];
+///           return {mul(grad, mul(x, 2.0))};  // one gradient per tensor argument of forward
+///       }
+///   };
+///   Tensor y = Square::apply(x);
+/// \endcode
 
 #include <algorithm>
 #include <any>
@@ -32,16 +36,23 @@ namespace tinyamp {
 /// One flag per tensor argument of an op (inline: ops take a few tensors).
 using InputFlags = SmallVector<bool, 8>;
 
-/// What forward leaves for backward: tensors (save_for_backward) and other values (save/get).
+/// What forward leaves for backward: tensors (save_for_backward) and other values (save/get);
+/// PyTorch's ctx. When the op is not recorded (no input needs a gradient, or grad mode is off)
+/// nobody will run its backward, so save and save_for_backward keep nothing: a forward must not
+/// read back what it saved.
 class Context {
 public:
+    /// Keeps `tensors` for backward (replacing what was saved before), with their storage
+    /// versions so that saved_tensors() can tell if one was changed in place.
     void save_for_backward(std::vector<Tensor> tensors);
-    /// Throws once a backward without retain_graph has freed them, or if one of them was
-    /// overwritten in place (copy_, set) after it was saved.
+    /// The tensors save_for_backward() kept. Throws Error(state) once a backward without
+    /// retain_graph has freed them, or if one of them was overwritten in place (copy_, set) after
+    /// it was saved.
     const std::vector<Tensor>& saved_tensors() const;
     /// Whether the i-th tensor argument of forward needs a gradient (skip work when it does not).
     bool needs_input_grad(std::size_t i) const;
 
+    /// Keeps any other value (a dtype, a flag, a shape) under `key`, replacing an earlier one.
     template <class V>
     void save(std::string_view key, V value)  // a view: an unrecorded op builds no string
     {
@@ -53,6 +64,8 @@ public:
         if (data_.empty()) data_.reserve(4);  // ops save a few values: one allocation for all of them
         data_.emplace_back(std::string(key), std::move(value));
     }
+    /// The value saved under `key`, as exactly the type V it was saved with. Throws Error(state)
+    /// when nothing was saved under `key` or it was saved with another type.
     template <class V>
     const V& get(std::string_view key) const
     {
@@ -64,10 +77,10 @@ public:
         return *value;
     }
 
-    // Used by the autograd layer. When the op is not recorded (no input needs a gradient, or
-    // grad mode is off) nobody will run its backward, so save and save_for_backward keep nothing:
-    // a forward must not read back what it saved.
+    /// Used by the autograd layer: the op's name (for error messages), which inputs need a
+    /// gradient, and whether the op is recorded (if not, save and save_for_backward keep nothing).
     void set_op(const char* name, InputFlags needs_input_grad, bool recorded = true);
+    /// Frees the saved tensors (after a backward without retain_graph); saved_tensors() then throws.
     void release();
 
 private:
@@ -90,9 +103,13 @@ private:
 template <class Op, class... Args>
 Tensor dispatch(const Args&... args);
 
-/// Derive from Function<YourOp> to get YourOp::apply(args...), which runs through the dispatcher.
+/// Derive from `Function<YourOp>` to get `YourOp::apply(args...)`, which runs through the dispatcher.
+/// YourOp declares `name`, `forward(Context&, args...)` and `backward(Context&, grad)` returning
+/// one gradient per tensor argument; custom_fwd / custom_bwd (amp/custom_function.h) are optional.
 template <class Op>
 struct Function {
+    /// Runs the op through the dispatcher (autocast, then autograd, then Op::forward) and returns
+    /// its result, recorded for backward when an input requires grad; PyTorch's Function.apply.
     template <class... Args>
     static Tensor apply(const Args&... args)
     {

@@ -1,8 +1,10 @@
 #pragma once
-// Node: one recorded op in the backward graph. It knows its inputs (as edges to the nodes that
-// made them), the dtypes and shapes it ran with, and how to turn the gradient of its output into
-// gradients of its inputs. Leaves (tensors made by the user with requires_grad) end in an
-// AccumulateGrad node that adds into their .grad.
+/// \file
+/// Node: one recorded op in the backward graph.
+///
+/// It knows its inputs (as edges to the nodes that made them), the dtypes and shapes it ran with,
+/// and how to turn the gradient of its output into gradients of its inputs. Leaves (tensors made
+/// by the user with requires_grad) end in an AccumulateGrad node that adds into their .grad.
 
 #include <cstdint>
 #include <memory>
@@ -17,18 +19,20 @@ class Node;
 
 /// Where the gradient of one input goes: input number `input_nr` of `node` (null: nowhere).
 struct Edge {
-    std::shared_ptr<Node> node;
-    int input_nr = 0;
-    bool valid() const { return node != nullptr; }
+    std::shared_ptr<Node> node;  ///< the node that receives the gradient (null: none)
+    int input_nr = 0;            ///< which of its inputs (0 for the nodes tinyamp makes)
+    bool valid() const { return node != nullptr; }  ///< whether the edge leads anywhere
 };
 
 /// What an input looked like in the forward pass: its gradient must look the same.
 struct TensorMeta {
-    DType dtype = DType::f32;
-    Shape shape;
-    Device device = Device::cpu();
+    DType dtype = DType::f32;       ///< the dtype the engine casts the gradient to
+    Shape shape;                    ///< the shape the gradient must have
+    Device device = Device::cpu();  ///< where the tensor was
 };
 
+/// One recorded op in the backward graph (PyTorch's grad_fn, torch.autograd.graph.Node). The
+/// engine calls apply() once per backward with the summed gradient of the node's output.
 class Node {
 public:
     /// Frees the graph behind this node without recursion (see node.cpp).
@@ -50,10 +54,14 @@ public:
 /// The node that adds incoming gradients into a leaf tensor's .grad.
 class AccumulateGrad : public Node {
 public:
+    /// The accumulator of `leaf`, which it holds weakly (the graph does not keep parameters alive).
     explicit AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf);
-    std::string name() const override { return "AccumulateGrad"; }
+    std::string name() const override { return "AccumulateGrad"; }  ///< "AccumulateGrad"
+    /// Adds `grad_output` into the leaf's .grad (the first gradient is copied, later ones are
+    /// added out of place; with create_graph the sum keeps its graph). Returns no gradients; does
+    /// nothing when the leaf is gone.
     std::vector<Tensor> apply(const Tensor& grad_output) override;
-    std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }
+    std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }  ///< the leaf, or null once it is gone
 
 private:
     std::weak_ptr<TensorImpl> leaf_;  // weak: the graph must not keep parameters alive
@@ -63,6 +71,7 @@ private:
 std::uint64_t next_sequence_nr();
 /// The edge along which the gradient of `t` flows: its grad_fn, its leaf accumulator, or none.
 Edge gradient_edge(const Tensor& t);
+/// The dtype, shape and device of `t`.
 TensorMeta meta_of(const Tensor& t);
 
 }  // namespace tinyamp

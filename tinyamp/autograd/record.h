@@ -1,6 +1,7 @@
 #pragma once
-// The autograd layer of the dispatcher: runs an op's forward with grad mode off and, when an
-// input requires grad, records a Node whose backward is the op's backward.
+/// \file
+/// The autograd layer of the dispatcher: runs an op's forward with grad mode off and, when an
+/// input requires grad, records a Node whose backward is the op's backward.
 
 #include <concepts>
 #include <memory>
@@ -12,13 +13,15 @@
 
 namespace tinyamp::autograd {
 
+/// Throws Error(state) when the backward of `op` returned `got` gradients for `expected` tensor
+/// arguments.
 void check_gradient_count(const char* op, std::size_t got, std::size_t expected);
 
 /// The graph node of an op defined as a Function: its backward is Op::backward.
 template <class Op>
 class FunctionNode : public Node {
 public:
-    Context ctx;
+    Context ctx;  ///< what Op::forward saved for Op::backward
     std::string name() const override { return Op::name; }
     std::vector<Tensor> apply(const Tensor& grad_output) override
     {
@@ -29,14 +32,23 @@ public:
     void release_saved() override { ctx.release(); }
 };
 
-// The tensors among an op's arguments, in order (an undefined Tensor, e.g. no bias, counts too).
+/// \name The tensors among an op's arguments
+/// In order (an undefined Tensor, as a missing bias, counts too).
+/// @{
+
+/// A tensor argument: appended to `out`.
 inline void collect_tensors(std::vector<Tensor>& out, const Tensor& t) { out.push_back(t); }
+/// A list of tensors (cat, stack): each one appended.
 inline void collect_tensors(std::vector<Tensor>& out, const std::vector<Tensor>& ts) { out.insert(out.end(), ts.begin(), ts.end()); }
+/// Any other argument: no tensor.
 template <class A>
 void collect_tensors(std::vector<Tensor>&, const A&) {}
+/// @}
 
-/// All defined inputs on one device, or an Error naming the op and both devices.
+/// All defined inputs on one device (a 0-D CPU tensor, a plain number, may join a GPU op), or
+/// Error(device) naming the op and both devices.
 void check_same_device(const char* op, const std::vector<Tensor>& inputs);
+/// One flag per input: defined and requires grad.
 InputFlags inputs_needing_grad(const std::vector<Tensor>& inputs);
 /// Fills in the node's edges and metadata and returns a handle to `output` that carries it.
 Tensor connect(const Tensor& output, const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs);
@@ -47,6 +59,10 @@ concept Differentiable = requires(Context& ctx, const Tensor& grad) {
     { Op::backward(ctx, grad) } -> std::same_as<std::vector<Tensor>>;
 };
 
+/// Layer 2 of the dispatcher: runs Op::forward with grad mode off (the ops it uses are not
+/// recorded) and, when grad mode is on and a tensor argument requires grad, returns the output
+/// with a `FunctionNode<Op>` as its grad_fn. Non-differentiable ops and integer or bool results are
+/// never recorded. Throws Error(device) for tensors on two devices.
 template <class Op, class... Args>
 Tensor run(const Args&... args)
 {
