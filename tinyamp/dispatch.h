@@ -1,13 +1,17 @@
 #pragma once
-// The one road every op takes. tinyamp::matmul(a, b), x.transpose(0, 1), a user's
-// MyFunction::apply(x): all of them come here, so autocast and the trace see every op.
-//
-//   dispatch<Op>(args...)
-//     1. autocast layer: looks Op::name up in the thread's policy table and casts the tensor
-//        arguments (amp/autocast_layer.h); each cast is itself a `to` op, so it has a gradient
-//     2. autograd layer: records a Node if an input requires grad (autograd/record.h)
-//     3. Op::forward:    checks shapes and computes the result with kernels (ops/*.cpp)
-//   and, when a trace is being recorded, one event for the op (and one per cast).
+/// \file
+/// The one road every op takes.
+///
+/// tinyamp::matmul(a, b), x.transpose(0, 1), a user's MyFunction::apply(x): all of them come
+/// here, so autocast and the trace see every op.
+///
+/// `dispatch<Op>(args...)` runs
+///   1. the autocast layer: looks Op::name up in the thread's policy table and casts the tensor
+///      arguments (amp/autocast_layer.h); each cast is itself a `to` op, so it has a gradient;
+///   2. the autograd layer: records a Node if an input requires grad (autograd/record.h);
+///   3. Op::forward: checks shapes and computes the result with kernels (`ops/*.cpp`);
+///
+/// and, when a trace is being recorded, adds one event for the op (and one per cast).
 
 #include <tuple>
 #include <type_traits>
@@ -43,6 +47,28 @@ void record_forward(const char* op, const std::vector<Tensor>& inputs, const Ten
 
 }  // namespace detail
 
+/// Runs op \p Op on \p args through the three layers: autocast, autograd, then Op::forward.
+///
+/// \p Op is a struct with a `static constexpr const char* name` (the key of the autocast policy
+/// table and the name in traces), `static Tensor forward(Context&, args...)` and, for an op with
+/// a gradient, `static std::vector<Tensor> backward(Context&, const Tensor& grad)` returning one
+/// gradient per tensor argument; a user's op derives from Function and is called as
+/// `Op::apply(args...)`, which calls this. What happens to dtypes:
+///   - inside an autocast region, the eligible tensor arguments (floating point, not f64, on the
+///     region's device type) are cast as the policy of Op::name says: e.g. matmul and linear to
+///     the region's bf16/f16, mse_loss and cross_entropy to f32, and ops such as softmax get f32
+///     as their output dtype (when none was given) where the table says fp32_set_opt_dtype. Each
+///     cast is a differentiable `to` op, and the lower-precision casts of f32 leaves that
+///     require grad (the weights) are cached for the region;
+///   - outside autocast, or for an op that is not listed, the op runs in its input dtypes;
+///   - a built-in op's forward runs with autocast excluded (the ops it calls inside are part of
+///     it), while a user Function's forward runs in the current autocast state, adjusted by its
+///     custom_fwd if it has one.
+///
+/// All tensor arguments must be on one device, except 0-D CPU tensors (Error(device)); under
+/// autocast the policy may refuse an op (banned ops, f16 mixed with bf16 under promote). When a
+/// trace is recorded at top level, the op adds one event (and one per cast). As PyTorch's
+/// dispatcher, with its Autocast and Autograd dispatch keys.
 template <class Op, class... Args>
 Tensor dispatch(const Args&... args)
 {

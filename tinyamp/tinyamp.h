@@ -1,6 +1,10 @@
 #pragma once
-// tinyamp: a small C++ tensor library for learning mixed-precision training.
-// Include this one header: #include <tinyamp/tinyamp.h>
+/// \file
+/// tinyamp: a small C++ tensor library for learning mixed-precision training.
+///
+/// Include this one header: `#include <tinyamp/tinyamp.h>`. It brings in the whole public API:
+/// tensors and dtypes (core), autograd, the ops, autocast and GradScaler (amp), the dispatcher,
+/// traces, nn, optim, io and data; each include below says what it adds.
 
 #include "tinyamp/autograd/engine.h"     // backward()
 #include "tinyamp/autograd/function.h"   // Function<T>, Context

@@ -1,13 +1,14 @@
 #pragma once
-// Whole-file reads and atomic whole-file writes (POSIX).
-//
-// A plain "open, truncate, write" that is interrupted (a crash, a full disk, a kill -9) leaves a
-// half-written file, and the old contents are already gone. write_file_atomically writes to a
-// temporary file next to the target and renames it over the target only once every byte is on
-// disk, so a reader (or the next run) sees either the old file or the whole new one.
-//
-// It lives on the first floor (core) because floors below io/ save files too (amp's policy
-// tables); its namespace is io, with the file formats built on it (io/safetensors, io/checkpoint).
+/// \file
+/// Whole-file reads and atomic whole-file writes (POSIX).
+///
+/// A plain "open, truncate, write" that is interrupted (a crash, a full disk, a kill -9) leaves a
+/// half-written file, and the old contents are already gone. write_file_atomically() writes to a
+/// temporary file next to the target and renames it over the target only once every byte is on
+/// disk, so a reader (or the next run) sees either the old file or the whole new one.
+///
+/// It lives on the first floor (core) because floors below io/ save files too (amp's policy
+/// tables); its namespace is io, with the file formats built on it (io/safetensors, io/checkpoint).
 
 #include <functional>
 #include <string>
@@ -15,14 +16,19 @@
 
 namespace tinyamp::io {
 
-/// Writes bytes to path so that readers see either the old file or the whole new one: write to
-/// a temp file in the same directory (".<file>.tmp-<pid>-<counter>"), fsync it, rename it over
-/// path, fsync the directory. On any failure the temp file is removed and Error(io) is thrown
-/// naming the path and the OS error; the old file is untouched. A new file gets the usual
-/// permissions (0666 less the umask), as std::ofstream would give it.
+/// Writes \p bytes to \p path so that readers see either the old file or the whole new one.
+///
+/// The steps: write to a temp file in the same directory (`.<file>.tmp-<pid>-<counter>`), fsync
+/// it, rename it over \p path, fsync the directory. On any failure the temp file is removed and
+/// Error (ErrorKind::io) is thrown naming the path, the OS error and a hint; the old file is
+/// untouched. A path that ends in a folder (`dir/`, `.`, `..`) is refused the same way. If only
+/// the final fsync of the directory fails, the new file is already in place and the Error says
+/// it may not survive a power loss (file systems that cannot sync a folder are not an error).
+/// A new file gets the usual permissions (0666 less the umask), as `std::ofstream` would give it.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
-/// The whole file. Error(io) naming the path if it is missing, a folder, or unreadable.
+/// The whole file at \p path, as bytes. Throws Error (ErrorKind::io) naming the path if it is
+/// missing, a folder, or unreadable.
 std::string read_file(const std::string& path);
 
 namespace testing {

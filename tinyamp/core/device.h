@@ -1,27 +1,35 @@
 #pragma once
-// Device: where a tensor's storage lives, CPU or one CUDA GPU.
+/// \file
+/// Device: where a tensor's storage lives, CPU or one CUDA GPU.
 
 #include <iosfwd>
 #include <string>
 
 namespace tinyamp {
 
+/// The kind of device, as the `device_type` string of torch.autocast ("cpu" or "cuda").
 enum class DeviceType { cpu, cuda };
 
+/// Where a tensor's storage lives: the CPU, or one CUDA GPU by index (PyTorch's torch.device).
+/// A small value type, compared with ==; make one with cpu(), cuda(i) or parse("cuda:1").
 class Device {
 public:
+    /// The CPU (its index is 0).
     static constexpr Device cpu() { return Device(DeviceType::cpu, 0); }
+    /// CUDA GPU number \p index. Nothing is checked here: using a GPU that is not there (or a
+    /// build without the CUDA backend) throws Error (ErrorKind::device) when memory is allocated
+    /// or copied there.
     static constexpr Device cuda(int index = 0) { return Device(DeviceType::cuda, index); }
-    /// Parses "cpu", "cuda", "cuda:1".
+    /// Parses "cpu", "cuda", "cuda:1". Anything else throws Error (ErrorKind::device).
     static Device parse(const std::string& text);
 
-    constexpr DeviceType type() const { return type_; }
-    constexpr int index() const { return index_; }
-    constexpr bool is_cpu() const { return type_ == DeviceType::cpu; }
-    constexpr bool is_cuda() const { return type_ == DeviceType::cuda; }
+    constexpr DeviceType type() const { return type_; }  ///< cpu or cuda
+    constexpr int index() const { return index_; }  ///< the GPU number (0 for the CPU)
+    constexpr bool is_cpu() const { return type_ == DeviceType::cpu; }  ///< type() == DeviceType::cpu
+    constexpr bool is_cuda() const { return type_ == DeviceType::cuda; }  ///< type() == DeviceType::cuda
     std::string str() const;  ///< "cpu" or "cuda:0"
 
-    constexpr bool operator==(const Device&) const = default;
+    constexpr bool operator==(const Device&) const = default;  ///< same type and index
 
 private:
     constexpr Device(DeviceType type, int index) : type_(type), index_(index) {}
@@ -30,10 +38,10 @@ private:
 };
 
 const char* device_type_name(DeviceType type);  ///< "cpu" or "cuda", as autocast's device_type
-std::ostream& operator<<(std::ostream& out, const Device& device);
+std::ostream& operator<<(std::ostream& out, const Device& device);  ///< writes device.str()
 
-/// The CPU features tinyamp's fast kernels use here, e.g. "f16c avx2 fma avx512f avx512bf16"
-/// ("portable" when none, or when TINYAMP_CPU=portable is set).
+/// The CPU features tinyamp's fast kernels use on this machine, as one string. For example
+/// "f16c avx2 fma avx512f avx512bf16" ("portable" when none, or when TINYAMP_CPU=portable is set).
 std::string cpu_features_str();
 
 /// True when tinyamp was built with its CUDA backend (nvcc was found at configure time).

@@ -1,5 +1,6 @@
 #pragma once
-// DType: the element types tinyamp knows, and a traits table that lessons print.
+/// \file
+/// DType: the element types tinyamp knows, and a traits table that lessons print.
 
 #include <array>
 #include <cstdint>
@@ -11,28 +12,37 @@
 
 namespace tinyamp {
 
+/// The element type of a tensor, as PyTorch's torch.dtype: \c f64 (torch.float64), \c f32
+/// (torch.float32), \c f16 (torch.float16, IEEE half), \c bf16 (torch.bfloat16), \c i64
+/// (torch.int64) and \c boolean (torch.bool). f32 is the default of every factory; autocast
+/// runs the ops its policy table lists in f16 or bf16 ("lower precision") and others in f32.
+/// The short names below (tinyamp::f32, ...) and traits() say more about each.
 enum class DType : std::uint8_t { f64, f32, f16, bf16, i64, boolean };
 
+/// How many dtypes there are (the size of tables indexed by a DType).
 inline constexpr int kNumDTypes = 6;
+/// Every dtype, in enum order, for loops over dtypes.
 inline constexpr std::array<DType, kNumDTypes> kAllDTypes = {DType::f64, DType::f32, DType::f16,
                                                              DType::bf16, DType::i64, DType::boolean};
 
-/// Short names so code reads like the lessons: `f32`, `f16`, `bf16`, ...
+/// Short names so code reads like the lessons: `f32`, `f16`, `bf16`, ...; this one is
+/// DType::f64, IEEE double precision (torch.float64).
 inline constexpr DType f64 = DType::f64;
-inline constexpr DType f32 = DType::f32;
-inline constexpr DType f16 = DType::f16;
-inline constexpr DType bf16 = DType::bf16;
-inline constexpr DType i64 = DType::i64;
-inline constexpr DType boolean = DType::boolean;
+inline constexpr DType f32 = DType::f32;  ///< DType::f32, IEEE single precision (torch.float32)
+inline constexpr DType f16 = DType::f16;  ///< DType::f16, IEEE half precision (torch.float16)
+inline constexpr DType bf16 = DType::bf16;  ///< DType::bf16, bfloat16 (torch.bfloat16)
+inline constexpr DType i64 = DType::i64;  ///< DType::i64, 64-bit integer (torch.int64)
+inline constexpr DType boolean = DType::boolean;  ///< DType::boolean (torch.bool; `bool` is a C++ keyword)
 
 /// Facts about one dtype. For the integer and bool types the float-only fields are 0.
+/// The float rows are derived from FloatFormat's bit counts, so they cannot drift.
 struct DTypeTraits {
-    DType dtype;
+    DType dtype;               ///< the dtype this row describes
     const char* name;          ///< as printed: "f32", "bf16", ...
     const char* long_name;     ///< PyTorch's name: "float32", "bfloat16", ...
     int size;                  ///< bytes per element
-    bool is_floating_point;
-    int exponent_bits;
+    bool is_floating_point;    ///< true for f64, f32, f16 and bf16
+    int exponent_bits;         ///< width of the exponent field (f32: 8, f16: 5, bf16: 8)
     int mantissa_bits;         ///< stored fraction bits (the leading 1 is implicit)
     double max;                ///< largest finite value
     double min_normal;         ///< smallest positive normal value
@@ -40,47 +50,59 @@ struct DTypeTraits {
     double eps;                ///< distance from 1.0 to the next value
 };
 
+/// The traits row of \p dtype (as torch.finfo / torch.iinfo, in one table). Throws Error
+/// (ErrorKind::dtype) for a value that is no DType (e.g. cast from a bad integer).
 const DTypeTraits& traits(DType dtype);
-inline int dtype_size(DType dtype) { return traits(dtype).size; }
-inline const char* dtype_name(DType dtype) { return traits(dtype).name; }
-inline bool is_floating_point(DType dtype) { return traits(dtype).is_floating_point; }
+inline int dtype_size(DType dtype) { return traits(dtype).size; }  ///< bytes per element (torch's itemsize)
+inline const char* dtype_name(DType dtype) { return traits(dtype).name; }  ///< the short name: "f32", "bf16", "bool", ...
+inline bool is_floating_point(DType dtype) { return traits(dtype).is_floating_point; }  ///< f64, f32, f16 or bf16
 
 /// Parses "f32", "float32", "float", "f16", "float16", "half", "bf16", "bfloat16", "f64",
 /// "float64", "double", "i64", "int64", "long", "bool". Throws Error(dtype) naming the accepted names.
 DType parse_dtype(std::string_view name);
 
 /// `value` rounded to a float dtype, as its bits: sign, exponent and mantissa fields separated by
-/// spaces, e.g. bit_pattern(1.0, f16) == "0 01111 0000000000". Throws for i64/bool.
+/// spaces. For example bit_pattern(1.0, f16) == "0 01111 0000000000". Throws Error(dtype) for
+/// i64/bool.
 std::string bit_pattern(double value, DType dtype);
 
-/// PyTorch's promotion for two dtypes (f16 with bf16 gives f32; floats win over integers).
+/// PyTorch's promotion for two dtypes (torch.promote_types): the same dtype gives itself, floats
+/// win over integers and bool, the wider float wins, f16 with bf16 gives f32 (neither holds the
+/// other), and bool with i64 gives i64.
 DType promote_types(DType a, DType b);
 
-std::ostream& operator<<(std::ostream& out, DType dtype);
+std::ostream& operator<<(std::ostream& out, DType dtype);  ///< writes dtype_name(dtype)
 
-/// The C++ element type stored for each dtype (bool is stored as one byte).
+/// The C++ element type stored for each dtype (bool is stored as one byte): f64 `double`,
+/// f32 `float`, f16 Half, bf16 BFloat16, i64 `std::int64_t`, boolean `bool`. Use element_t.
 template <DType D> struct ElementType;
+/// \cond
+// The six specializations (listed in ElementType's comment above).
 template <> struct ElementType<DType::f64> { using type = double; };
 template <> struct ElementType<DType::f32> { using type = float; };
 template <> struct ElementType<DType::f16> { using type = Half; };
 template <> struct ElementType<DType::bf16> { using type = BFloat16; };
 template <> struct ElementType<DType::i64> { using type = std::int64_t; };
 template <> struct ElementType<DType::boolean> { using type = bool; };
+/// \endcond
+/// The C++ element type of dtype \p D, e.g. `element_t<DType::f16>` is Half.
 template <DType D> using element_t = typename ElementType<D>::type;
 
 /// The dtype of a C++ element type (the inverse of element_t).
 template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<Half>() { return DType::f16; }
-template <> constexpr DType dtype_of<BFloat16>() { return DType::bf16; }
-template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
+template <> constexpr DType dtype_of<double>() { return DType::f64; }  ///< DType::f64
+template <> constexpr DType dtype_of<float>() { return DType::f32; }  ///< DType::f32
+template <> constexpr DType dtype_of<Half>() { return DType::f16; }  ///< DType::f16
+template <> constexpr DType dtype_of<BFloat16>() { return DType::bf16; }  ///< DType::bf16
+template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }  ///< DType::i64
+template <> constexpr DType dtype_of<bool>() { return DType::boolean; }  ///< DType::boolean
 
+/// Throws the Error (ErrorKind::dtype) of visit_float_dtype for a dtype that is not a float
+/// (out of line, so the template stays small).
 [[noreturn]] void visit_float_dtype_failed(DType dtype);
 
 /// Calls `fn(T{})` with T the element type of `dtype`: the one switch over dtypes that the
-/// rest of the code reuses instead of writing its own.
+/// rest of the code reuses instead of writing its own. Returns what \p fn returns.
 template <class Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn)
 {
@@ -96,7 +118,7 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn)
 }
 
 /// The same for the four float dtypes only, for kernels that are not built for integers; any
-/// other dtype is an error (the op should have refused or converted it before).
+/// other dtype throws Error(dtype) (the op should have refused or converted it before).
 template <class Fn>
 void visit_float_dtype(DType dtype, Fn&& fn)
 {

@@ -1,13 +1,16 @@
 #pragma once
-// IEEE 754 binary formats described by two numbers: exponent bits E and mantissa (fraction) bits M.
-//   f64 = <11, 52>, f32 = <8, 23>, f16 = <5, 10>, bf16 = <8, 7>.
-// This file holds the exact conversions between such a format and double, written once for all
-// formats, so a student can read how rounding works in one place:
-//   * narrowing rounds to nearest, ties to even, with subnormals, overflow to +-inf, and NaN kept
-//     NaN (the quiet bit is set, the top payload bits are kept, as x86 hardware does);
-//   * widening is always exact (every f16/bf16/f32 value is a double).
-// Going through double is safe: f32 -> double is exact, so f32 -> f16 via double rounds only once.
-// Integers have their own entry (from_int64) so they too are rounded only once.
+/// \file
+/// IEEE 754 binary formats described by two numbers: exponent bits E and mantissa (fraction) bits M.
+///
+/// `f64 = <11, 52>`, `f32 = <8, 23>`, `f16 = <5, 10>`, `bf16 = <8, 7>`.
+/// This file holds the exact conversions between such a format and double, written once for all
+/// formats, so a student can read how rounding works in one place:
+///   - narrowing rounds to nearest, ties to even, with subnormals, overflow to +-inf, and NaN kept
+///     NaN (the quiet bit is set, the top payload bits are kept, as x86 hardware does);
+///   - widening is always exact (every f16/bf16/f32 value is a double).
+///
+/// Going through double is safe: f32 -> double is exact, so f32 -> f16 via double rounds only once.
+/// Integers have their own entry (from_int64) so they too are rounded only once.
 
 #include <bit>
 #include <cstdint>
@@ -21,23 +24,27 @@ constexpr double pow2(int k)
     return std::bit_cast<double>(std::uint64_t(k + 1023) << 52);
 }
 
+/// An IEEE 754 binary format with \p E exponent bits and \p M stored mantissa bits (plus a sign
+/// bit): its constants and the exact, round-to-nearest-even conversions to and from double.
+/// Bit patterns are held in the low 1 + E + M bits of a `std::uint64_t`. The four formats tinyamp
+/// uses are Binary64, Binary32, Binary16 and BFloat16Format; DTypeTraits is derived from them.
 template <int E, int M>
 struct FloatFormat {
     static_assert(E >= 2 && E <= 11 && M >= 1 && M <= 52 && E + M < 64);
-    static constexpr int exponent_bits = E;
-    static constexpr int mantissa_bits = M;
-    static constexpr int bias = (1 << (E - 1)) - 1;
-    static constexpr int max_exponent = bias;     // of the largest finite value
-    static constexpr int min_exponent = 1 - bias;  // of the smallest normal value
-    using Bits = std::uint64_t;
-    static constexpr Bits sign_bit = Bits{1} << (E + M);
-    static constexpr Bits exponent_mask = ((Bits{1} << E) - 1) << M;  // also the bits of +inf
-    static constexpr Bits mantissa_mask = (Bits{1} << M) - 1;
-    static constexpr Bits quiet_bit = Bits{1} << (M - 1);
+    static constexpr int exponent_bits = E;  ///< E: width of the exponent field
+    static constexpr int mantissa_bits = M;  ///< M: stored fraction bits (the leading 1 is implicit)
+    static constexpr int bias = (1 << (E - 1)) - 1;  ///< exponent bias: 2^(E-1) - 1 (f16: 15, f32: 127)
+    static constexpr int max_exponent = bias;     ///< of the largest finite value
+    static constexpr int min_exponent = 1 - bias;  ///< of the smallest normal value
+    using Bits = std::uint64_t;  ///< a bit pattern of this format, in the low 1 + E + M bits
+    static constexpr Bits sign_bit = Bits{1} << (E + M);  ///< the sign bit, the top one
+    static constexpr Bits exponent_mask = ((Bits{1} << E) - 1) << M;  ///< the exponent field; also the bits of +inf
+    static constexpr Bits mantissa_mask = (Bits{1} << M) - 1;  ///< the fraction field
+    static constexpr Bits quiet_bit = Bits{1} << (M - 1);  ///< the top fraction bit, set in a quiet NaN
 
-    static constexpr double max() { return (2.0 - pow2(-M)) * pow2(max_exponent); }
-    static constexpr double min_normal() { return pow2(min_exponent); }
-    static constexpr double min_subnormal() { return pow2(min_exponent - M); }
+    static constexpr double max() { return (2.0 - pow2(-M)) * pow2(max_exponent); }  ///< largest finite value (f16: 65504)
+    static constexpr double min_normal() { return pow2(min_exponent); }  ///< smallest positive normal value
+    static constexpr double min_subnormal() { return pow2(min_exponent - M); }  ///< smallest positive value
     /// Distance from 1.0 to the next representable value.
     static constexpr double eps() { return pow2(-M); }
 
@@ -128,9 +135,9 @@ constexpr double FloatFormat<E, M>::to_double(Bits bits)
     return std::bit_cast<double>(d_sign | (d_field << 52) | (fraction << (52 - M)));
 }
 
-using Binary16 = FloatFormat<5, 10>;
-using BFloat16Format = FloatFormat<8, 7>;
-using Binary32 = FloatFormat<8, 23>;
-using Binary64 = FloatFormat<11, 52>;
+using Binary16 = FloatFormat<5, 10>;  ///< IEEE binary16, tinyamp's f16 (Half)
+using BFloat16Format = FloatFormat<8, 7>;  ///< bfloat16, tinyamp's bf16 (BFloat16)
+using Binary32 = FloatFormat<8, 23>;  ///< IEEE binary32, f32 (`float`)
+using Binary64 = FloatFormat<11, 52>;  ///< IEEE binary64, f64 (`double`)
 
 }  // namespace tinyamp

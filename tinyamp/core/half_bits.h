@@ -1,8 +1,11 @@
 #pragma once
-// Fast f32 <-> f16/bf16 conversions of one value, on the bits, for the hot loops (elementwise
-// kernels load and store one element at a time). They give exactly the bits of the general,
-// readable conversions in float_format.h (FloatFormat::from_double / to_double), which stay the
-// reference: tests compare the two over every 16-bit pattern and millions of f32 values.
+/// \file
+/// Fast f32 <-> f16/bf16 conversions of one value, on the bits, for the hot loops.
+///
+/// Elementwise kernels load and store one element at a time. These functions give exactly the
+/// bits of the general, readable conversions in float_format.h (FloatFormat::from_double /
+/// to_double), which stay the reference: tests compare the two over every 16-bit pattern and
+/// millions of f32 values.
 
 #include <bit>
 #include <cstdint>

@@ -1,7 +1,9 @@
 #pragma once
-// How many threads tinyamp's CPU kernels may use, as torch.set_num_threads / get_num_threads.
-// Only the fast GEMM is threaded; it uses up to this many threads for products big enough to
-// repay them. The default is 2: the machines tinyamp is taught on have two cores.
+/// \file
+/// How many threads tinyamp's CPU kernels may use, as torch.set_num_threads / get_num_threads.
+///
+/// Only the fast GEMM is threaded; it uses up to this many threads for products big enough to
+/// repay them. The default is 2: the machines tinyamp is taught on have two cores.
 
 namespace tinyamp {
 

@@ -1,6 +1,10 @@
 #pragma once
-// Storage: one block of memory that tensors (and their views) share, and the allocator that
-// counts live and peak bytes per dtype and per device. The memory lesson reads these counters.
+/// \file
+/// Storage: one block of memory that tensors (and their views) share, and the allocator that
+/// counts live and peak bytes per dtype and per device.
+///
+/// The memory lesson reads these counters (as torch.cuda.memory_allocated and
+/// max_memory_allocated, per dtype and for the CPU too).
 
 #include <array>
 #include <cstdint>
@@ -12,6 +16,7 @@
 
 namespace tinyamp {
 
+/// Byte and storage counts for one dtype (or all of them) on one device.
 struct MemoryCounter {
     std::int64_t live_bytes = 0;   ///< bytes held by storages alive now
     std::int64_t peak_bytes = 0;   ///< the most live_bytes reached since the last reset
@@ -20,36 +25,42 @@ struct MemoryCounter {
 
 /// A snapshot of one device's counters.
 struct MemoryStats {
-    Device device = Device::cpu();
-    std::array<MemoryCounter, kNumDTypes> by_dtype{};
+    Device device = Device::cpu();  ///< the device these counters are for
+    std::array<MemoryCounter, kNumDTypes> by_dtype{};  ///< one counter per dtype, indexed by DType
     MemoryCounter total;  ///< all dtypes together (its peak is the peak of the sum)
-    const MemoryCounter& operator[](DType dtype) const { return by_dtype[static_cast<int>(dtype)]; }
+    const MemoryCounter& operator[](DType dtype) const { return by_dtype[static_cast<int>(dtype)]; }  ///< stats[bf16]
     std::string to_string() const;  ///< a small table, one row per dtype in use
 };
 
+/// The counters of \p device now: every Storage is counted by its dtype and its exact size in
+/// bytes, from construction to destruction (the allocator's reuse of freed blocks does not change them).
 MemoryStats memory_stats(Device device = Device::cpu());
 /// Sets every peak of `device` to what is live now, to measure the peak of the next step alone.
 void reset_peak_memory_stats(Device device = Device::cpu());
-std::ostream& operator<<(std::ostream& out, const MemoryStats& stats);
+std::ostream& operator<<(std::ostream& out, const MemoryStats& stats);  ///< writes stats.to_string()
 
 /// Raw memory for `nbytes` bytes of `dtype` elements on `device`; 64-byte aligned on the CPU.
-/// Not copyable: tensors share it through std::shared_ptr<Storage>.
+/// Not copyable: tensors share it through `std::shared_ptr<Storage>` (PyTorch's
+/// torch.UntypedStorage, with the dtype kept for the memory counters).
 class Storage {
 public:
+    /// Allocates the memory (none for 0 bytes) and counts it in memory_stats(). Throws
+    /// Error(value) for a negative size or when the CPU is out of memory, Error(device) for an
+    /// unusable or full GPU.
     Storage(std::int64_t nbytes, DType dtype, Device device);
-    ~Storage();
+    ~Storage();  ///< frees the memory and uncounts it
     Storage(const Storage&) = delete;
     Storage& operator=(const Storage&) = delete;
 
-    void* data() { return data_; }
-    const void* data() const { return data_; }
-    std::int64_t nbytes() const { return nbytes_; }
-    DType dtype() const { return dtype_; }
-    Device device() const { return device_; }
+    void* data() { return data_; }  ///< the first byte (null for 0 bytes); device memory for a GPU
+    const void* data() const { return data_; }  ///< the first byte (null for 0 bytes); device memory for a GPU
+    std::int64_t nbytes() const { return nbytes_; }  ///< the size in bytes
+    DType dtype() const { return dtype_; }  ///< the dtype it was allocated for
+    Device device() const { return device_; }  ///< where the memory is
     /// Counts in-place writes (copy_, set). Backward compares it with the version a tensor had
     /// when an op saved it, to refuse gradients computed from overwritten values.
     std::uint64_t version() const { return version_; }
-    void bump_version() { ++version_; }
+    void bump_version() { ++version_; }  ///< called by in-place writes (Tensor::copy_, Tensor::set, optimizer steps, ...)
 
 private:
     std::uint64_t version_ = 0;

@@ -45,6 +45,8 @@ TensorImpl& Tensor::checked() const
     return *impl_;
 }
 
+// Nearly every function calls shape(): its caller graph would be too big for Doxygen to draw.
+/// \hidecallergraph
 const Shape& Tensor::shape() const { return checked().shape; }
 std::int64_t Tensor::dim() const { return std::int64_t(shape().size()); }
 std::int64_t Tensor::size(std::int64_t d) const { return shape()[existing_dim(d, shape(), "size")]; }
