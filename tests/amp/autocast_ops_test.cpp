@@ -178,6 +178,17 @@ TEST_CASE("binary_cross_entropy is banned under the CUDA table with PyTorch's me
     CHECK(binary_cross_entropy(p.to(bf16), t).dtype() == f32);
 }
 
+TEST_CASE("an op banned by an edited table is refused with a message that names it and the table")
+{
+    amp::PolicyTable table = amp::PolicyTable::cpu();
+    table.set_name("lab-table");
+    table.set("exp", amp::CastPolicy::banned);
+    amp::autocast region("cpu", {.dtype = DType::bf16, .table = std::make_shared<const amp::PolicyTable>(table)});
+    const std::string message = error_message([&] { exp(ones({2})); }, ErrorKind::state);
+    CHECK(message == "exp is banned under autocast by the policy table 'lab-table': run it outside the autocast region, "
+                     "or move it to another policy (PolicyTable::set)");
+}
+
 TEST_CASE("fp32_set_opt_dtype keeps the inputs and respects a dtype the user gave")
 {
     amp::autocast region("cpu", {.dtype = DType::f16, .table = cuda_table()});

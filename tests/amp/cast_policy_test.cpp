@@ -162,6 +162,19 @@ TEST_CASE("set puts an op under a policy, moving it from its old one, and remove
     CHECK(table.entries().size() == 13);
 }
 
+TEST_CASE("set_name refuses a name the text format could not read back, and keeps the old name")
+{
+    PolicyTable table = PolicyTable::cpu();
+    table.set_name("my-lab-table");
+    CHECK(PolicyTable::from_text(table.to_text()).name() == "my-lab-table");
+    for (const char* bad : {"", "two words", "v#2", "tab\tbed"}) {
+        INFO("table name '" << std::string(bad) << "'");
+        const std::string message = error_message([&] { table.set_name(bad); }, ErrorKind::value);
+        CHECK(message.find("cannot be written as text") != std::string::npos);
+        CHECK(table.name() == "my-lab-table");
+    }
+}
+
 TEST_CASE("to_text of a small table: header, name, then ops grouped by policy")
 {
     const std::string expected =

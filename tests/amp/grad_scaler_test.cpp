@@ -121,6 +121,30 @@ TEST_CASE("the scaling case: an inf on iteration 2 skips that step only; final s
     }
 }
 
+TEST_CASE("update(new_scale) after an overflow sets the scale and still records the skipped step")
+{
+    const auto data = make_data();
+    const Model m = make_model(1);
+    optim::SGD opt(m.params(), {.lr = 1.0});
+    amp::GradScaler scaler("cpu", {.init_scale = 128.0});
+    scaler.scale(mse_loss(m(data[0].x), data[0].target)).backward();
+    inject_inf(m.w1.grad());
+    CHECK_FALSE(scaler.step(opt));
+    scaler.update(32.0);
+    CHECK(scaler.get_scale() == 32.0);
+    CHECK(scaler.get_growth_tracker() == 0);  // left alone
+    REQUIRE(scaler.history().size() == 1);
+    CHECK(scaler.history()[0].skipped);
+    CHECK(scaler.history()[0].scale == 32.0);
+
+    opt.zero_grad();
+    scaler.scale(mse_loss(m(data[1].x), data[1].target)).backward();
+    CHECK(scaler.step(opt));
+    scaler.update(64.0);
+    REQUIRE(scaler.history().size() == 2);
+    CHECK_FALSE(scaler.history()[1].skipped);
+}
+
 TEST_CASE("state_dict has PyTorch's five keys and load_state_dict restores them, before and after lazy init")
 {
     for (bool lazy_init_done : {false, true}) {

@@ -44,7 +44,9 @@ public:
     /// `device_type`, then sets them from `options` (see resolve_autocast_options). A disabled
     /// region still counts as a nesting level. Throws Error(device) for a device type other than
     /// "cpu" or "cuda".
-    explicit autocast(std::string_view device_type, AutocastOptions options = {});
+    /// [[nodiscard]]: an unnamed `amp::autocast("cpu");` would end at the semicolon and change
+    /// nothing; the compiler warns about it (name the region: `amp::autocast region("cpu");`).
+    [[nodiscard]] explicit autocast(std::string_view device_type, AutocastOptions options = {});
     /// Restores what the constructor saved; the outermost region of the thread also clears the
     /// cast cache.
     ~autocast();

@@ -99,7 +99,12 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors)
         case CastPolicy::fp32: d.target = DType::f32; break;
         case CastPolicy::fp32_set_opt_dtype: d.set_opt_dtype = is_eligible(*first, d.device_type); break;
         case CastPolicy::promote: d.target = promote_target(op, tensors, d.device_type); break;
-        case CastPolicy::banned: TINYAMP_FAIL(state, kBannedMessage);
+        case CastPolicy::banned:
+            // PyTorch bans one op, binary_cross_entropy, and its message is about that op; a table
+            // edited to ban another op gets a message that names it.
+            if (std::string_view(op) == "binary_cross_entropy") TINYAMP_FAIL(state, kBannedMessage);
+            TINYAMP_FAIL(state, op, " is banned under autocast by the policy table '", get_autocast_table(d.device_type).name(),
+                         "': run it outside the autocast region, or move it to another policy (PolicyTable::set)");
         }
     }
     if (explaining()) {

@@ -100,6 +100,14 @@ void PolicyTable::set(const std::string& op, CastPolicy policy)
     entries_[op] = policy;
 }
 
+void PolicyTable::set_name(std::string name)
+{
+    const bool has_space = std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+    TINYAMP_CHECK(!name.empty() && !has_space && name.find('#') == std::string::npos, value, "policy table name '", name,
+                  "' cannot be written as text: a name is one word, without whitespace or '#'");
+    name_ = std::move(name);
+}
+
 void PolicyTable::remove(const std::string& op) { entries_.erase(op); }
 
 std::string PolicyTable::to_text() const

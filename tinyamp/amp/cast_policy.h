@@ -54,8 +54,9 @@ public:
     /// "cuda" or "cpu" for the built-in tables, "custom" for a new one; the `table` line of the
     /// text format.
     const std::string& name() const { return name_; }
-    /// Renames the table. Not checked: a name with whitespace or '#' does not read back from text.
-    void set_name(std::string name) { name_ = std::move(name); }
+    /// Renames the table. Error(value) for an empty name or one with whitespace or '#', which
+    /// could not be read back from the text format.
+    void set_name(std::string name);
 
     /// The text format, one op per line (see docs/autocast.md):
     /// \verbatim

@@ -174,16 +174,16 @@ void GradScaler::update(std::optional<double> new_scale)
 {
     if (!enabled_) return;
     require_scale("update");
-    bool found_inf = false;
+    bool found_inf = false;  // this iteration's steps were skipped (the history records it)
+    bool any_check = false;
+    for (const auto& [optimizer, state] : per_optimizer_)
+        if (state.found_inf) {
+            any_check = true;
+            found_inf = found_inf || *state.found_inf;
+        }
     if (new_scale) {
         scale_ = float(*new_scale);  // the growth tracker is left alone
     } else {
-        bool any_check = false;
-        for (const auto& [optimizer, state] : per_optimizer_)
-            if (state.found_inf) {
-                any_check = true;
-                found_inf = found_inf || *state.found_inf;
-            }
         TINYAMP_CHECK(any_check, state, "No inf checks were recorded prior to update.");
         if (scale_device_ && scale_device_->is_cuda())
             update_scale_on_device(*scale_, *growth_tracker_, found_inf, growth_factor_, backoff_factor_, growth_interval_, *scale_device_);

@@ -93,7 +93,7 @@ public:
     struct HistoryEntry {
         std::int64_t iteration;  ///< the update's number, from 1
         double scale;            ///< the scale after the update
-        bool skipped;            ///< an inf/NaN was found (always false after update(new_scale))
+        bool skipped;            ///< an inf/NaN was found, so the iteration's steps were skipped
     };
     /// Every update() so far, oldest first.
     const std::vector<HistoryEntry>& history() const { return history_; }
