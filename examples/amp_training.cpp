@@ -3,7 +3,8 @@
 using namespace tinyamp;
 
 int main() {
-    auto [train, test] = data::train_test_split(data::load_digits(data::data_path("digits.csv.gz")), 0.2, 0);
+    auto digits = data::load_digits(data::data_path("digits.csv.gz"));
+    auto [train, test] = data::train_test_split(digits, 0.2, /*seed=*/0);
     nn::Sequential model({std::make_shared<nn::Linear>(64, 128), std::make_shared<nn::ReLU>(),
                           std::make_shared<nn::Linear>(128, 10)});
     optim::SGD optimizer(model.parameters(), {.lr = 0.05, .momentum = 0.9});
@@ -13,12 +14,12 @@ int main() {
             optimizer.zero_grad();
             Tensor loss;
             {
-                amp::autocast region("cpu", {.dtype = f16});  // Linear runs in f16, the weights stay f32
+                amp::autocast region("cpu", {.dtype = f16});  // Linear runs in f16
                 loss = cross_entropy(model(batch.features / 16), batch.labels);
-            }                                                 // backward runs outside the region
-            scaler.scale(loss).backward();                // x 2^16: small f16 gradients survive
-            scaler.step(optimizer);                       // unscale; skip the step on inf/NaN
-            scaler.update();                              // grow or back off the scale
+            }
+            scaler.scale(loss).backward();  // scaled: small f16 gradients survive
+            scaler.step(optimizer);         // unscaled first; skipped on inf/NaN
+            scaler.update();                // the scale grows or backs off
         }
     }
     Tensor predicted = argmax(model(test.features / 16), 1);

@@ -24,6 +24,12 @@ void write(const std::string& path, const std::string& text)
 int main(int argc, char** argv)
 {
     const std::string folder = argc > 1 ? argv[1] : ".";
+    if (argc > 2 || folder.starts_with("-")) {
+        std::cerr << "usage: autocast_trace [FOLDER]\n"
+                     "  runs one MLP step under bf16 autocast and writes its trace to FOLDER (default .):\n"
+                     "  mlp_bf16_trace.json, mlp_bf16_trace.dot and, with Graphviz, mlp_bf16_trace.svg\n";
+        return folder == "--help" || folder == "-h" ? 0 : 2;
+    }
     Generator gen(0);
     const Tensor x = randn({8, 4}, f32, gen).set_name("x");
     const Tensor y = tensor({0, 1, 2, 0, 1, 2, 0, 1}, {8}, i64).set_name("labels");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The README's second command (and CI's): install what is missing, build, run every test, then
-# build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests there too, and
-# once more with ThreadSanitizer for the tests whose name contains "thread".
+# The README's second command (and CI's): install what is missing, build, run every test (the
+# package test installs tinyamp and builds an outside project against it), build the API
+# reference with Doxygen, then build again with AddressSanitizer + UndefinedBehaviorSanitizer and
+# run the tests there too, and once more with ThreadSanitizer for the tests whose name contains
+# "thread".
 #   scripts/test.sh            everything
 #   scripts/test.sh --fast     the normal build's tests only (no sanitizer builds)
 set -euo pipefail
@@ -12,6 +14,12 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 echo "== Release build (warnings are errors), all tests"
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
+
+# The API reference: Doxygen over the public headers, the README and the guides; any warning (an
+# undocumented public class or function, a broken link) fails it.
+echo "== API reference (Doxygen, warnings are errors)"
+cmake --build "$root/build" --target docs
+echo "docs: $root/build/docs/html/index.html"
 
 if [ "${1:-}" = "--fast" ]; then
   exit 0

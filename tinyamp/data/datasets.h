@@ -35,8 +35,9 @@ Dataset load_digits(const std::string& path);
 /// Plain or gzip CSV, as load_digits; Error(io) for a bad file.
 Dataset load_breast_cancer(const std::string& path);
 
-/// The path of `file` in the project's data/ folder: $TINYAMP_DATA_DIR when that environment
-/// variable is set, else the source tree's data/ folder that the build was configured with.
+/// The path of `file` in tinyamp's data/ folder: $TINYAMP_DATA_DIR when that environment
+/// variable is set; else the source tree's data/ folder that the build was configured with, when
+/// it still exists; else the copy `cmake --install` puts in `<prefix>/share/tinyamp/data`.
 std::string data_path(const std::string& file);
 
 /// The samples at `indices`, in that order (copies; the result does not share storage), in the
