@@ -5,7 +5,10 @@
 #
 #   scripts/student-tree.sh DEST        (DEST must not exist yet)
 #
-# Students then build as usual and run one lab with  build/lessons/lab_02  (or ctest -L lab).
+# Students then build as usual and run one lab with  build/lessons/lab_02,  or every lab with
+#   ctest -L lab -E labs_student_tree_fails
+# (that test checks that stubbed labs fail, so in a student tree it fails by design).
+# docs/teaching.md walks an instructor through a session and grading.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -ne 1 ]; then

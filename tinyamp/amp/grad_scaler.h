@@ -89,7 +89,7 @@ public:
     void load_state_dict(const std::map<std::string, double>& state);
 
     /// One entry per update(): the scale after it and whether the iteration overflowed (steps
-    /// were skipped). Lessons and the GUI plot it.
+    /// were skipped). Lesson 13 plots it.
     struct HistoryEntry {
         std::int64_t iteration;  ///< the update's number, from 1
         double scale;            ///< the scale after the update
