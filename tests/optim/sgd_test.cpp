@@ -83,3 +83,21 @@ TEST_CASE("clip_grad_norm_ scales all gradients together to the max norm and ret
     CHECK(optim::clip_grad_norm_({a, b}, 10.0) == doctest::Approx(1.0).epsilon(1e-5));  // already below: unchanged
     CHECK(a.grad().at({0}) == doctest::Approx(0.6).epsilon(1e-5));
 }
+
+TEST_CASE("clip_grad_norm_ with a non-finite norm: an error if asked, else PyTorch's NaN and zeros")
+{
+    const Tensor a = ones({2}).requires_grad_();
+    a.set_grad(tensor({std::nan(""), 1.0}));
+    const std::string message =
+        test::error_message([&] { optim::clip_grad_norm_({a}, 1.0, /*error_if_nonfinite=*/true); }, ErrorKind::value);
+    CHECK(message.find("the total norm of the gradients is") != std::string::npos);
+    CHECK(message.find("nan") != std::string::npos);
+    CHECK(a.grad().at({1}) == 1.0);  // the error left the gradients alone
+    CHECK(std::isnan(optim::clip_grad_norm_({a}, 1.0)));
+    CHECK(std::isnan(a.grad().at({1})));  // the factor is NaN: every gradient becomes NaN
+
+    a.set_grad(tensor({INFINITY, 1.0}));
+    CHECK(std::isinf(optim::clip_grad_norm_({a}, 1.0)));
+    CHECK(std::isnan(a.grad().at({0})));  // inf * 0
+    CHECK(a.grad().at({1}) == 0.0);
+}

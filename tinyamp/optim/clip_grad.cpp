@@ -18,7 +18,9 @@ double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, bool 
     TINYAMP_CHECK(std::isfinite(norm) || !error_if_nonfinite, value, "clip_grad_norm_: the total norm of the gradients is ", norm,
                   "; pass error_if_nonfinite=false to clip anyway");
     const double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0)
+    // PyTorch multiplies by min(coef, 1) always; skipping the no-op factor 1 is the same, but a
+    // NaN norm must still reach the gradients (NaN), as in PyTorch: hence !(coef >= 1), not coef < 1.
+    if (!(coef >= 1.0))
         for (const Tensor& p : params)
             if (p.grad().defined()) p.grad().copy_(mul(p.grad(), coef));
     return norm;
