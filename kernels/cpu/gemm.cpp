@@ -122,9 +122,12 @@ GemmTier gemm_tier(std::int64_t m, std::int64_t n, std::int64_t k, const CpuFeat
     return m * n * k >= kFastGemmMinWork ? best_gemm_tier<In>(features) : GemmTier::portable;
 }
 
-// One thread per this many multiply-adds at least: on the 2-core AMD EPYC this was written on,
-// 256^3 and 384^3 ran slower on two threads than on one, 512^3 (2 x 2^26) 1.7x faster.
-constexpr std::int64_t kWorkPerThread = std::int64_t(1) << 26;
+// One thread per this many multiply-adds at least. The helpers stay alive and spin between
+// products (worker_pool.h), so a hand-over costs no thread start; what remains is the helper
+// reading operands that sit in the caller's cache. On the 2-core AMD EPYC (avx512 tier, f32):
+// 64x256x256 took 52 us on one thread and 30 on two, 64x256x64 13 and 9.5, but 64x128x64
+// (2^19) 8.4 and 12.7, and 64x64x64 4.1 and 9.2. So products from 2^20 multiply-adds split.
+constexpr std::int64_t kWorkPerThread = std::int64_t(1) << 19;
 
 int gemm_thread_count(std::int64_t m, std::int64_t n, std::int64_t k)
 {

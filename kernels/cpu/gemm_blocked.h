@@ -24,12 +24,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/gemm_fast.h"
+#include "kernels/cpu/worker_pool.h"
 
 namespace tinyamp::kernels::cpu::blocked {
 
@@ -166,16 +165,7 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
         else
             gemm_range<K>(pr, lo, hi, 0, pr.n);
     };
-    std::vector<std::thread> helpers;
-    for (int part = 1; part < parts; ++part) {
-        try {
-            helpers.emplace_back(run_part, part);
-        } catch (const std::system_error&) {  // the system has no thread to give: do that part here
-            run_part(part);
-        }
-    }
-    run_part(0);  // this thread takes the first part
-    for (std::thread& helper : helpers) helper.join();
+    run_parts(parts, run_part);  // part 0 here, the others on the worker pool's helpers
 }
 
 }  // namespace tinyamp::kernels::cpu::blocked

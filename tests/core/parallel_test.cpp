@@ -49,7 +49,8 @@ TEST_CASE("the fast gemm uses at most get_num_threads threads, and only where th
     set_num_threads(2);
     CHECK(cpu::gemm_thread_count(1024, 1024, 1024) == std::min(2, cores));
     CHECK(cpu::gemm_thread_count(64, 64, 64) == 1);      // far too small to repay a thread
-    CHECK(cpu::gemm_thread_count(512, 512, 256) == 1);   // 2^26 multiply-adds: one thread's worth
+    CHECK(cpu::gemm_thread_count(64, 128, 64) == 1);     // 2^19 multiply-adds: one thread's worth
+    CHECK(cpu::gemm_thread_count(64, 256, 64) == std::min(2, cores));  // 2^20: a digits MLP layer
     CHECK(cpu::gemm_thread_count(512, 512, 512) == std::min(2, cores));
     set_num_threads(64);
     CHECK(cpu::gemm_thread_count(4096, 4096, 4096) == cores);  // never more threads than cores

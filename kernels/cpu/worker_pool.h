@@ -1,0 +1,34 @@
+#pragma once
+// Runs the parts of one job on this thread and on helper threads that stay alive between jobs.
+//
+// Why a pool: the training steps of a small model call GEMMs of a few tens of microseconds, one
+// after another. Starting a std::thread per GEMM costs more than half of that, and so does waking
+// a sleeping thread through the kernel on a virtual machine. So helpers *spin* for a while after
+// each job (checking an atomic counter with the CPU's pause hint), and only then sleep on a
+// condition variable: back-to-back jobs are handed over in well under a microsecond, and an idle
+// process stops using the second core after about a millisecond (kSpinRounds).
+//
+// One job at a time: a caller that finds the pool busy (another thread's GEMM) runs all of its
+// parts itself, so callers never wait for each other. The function must not throw.
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tinyamp::kernels::cpu {
+
+/// Calls fn(context, part) for part = 0 .. parts - 1 and returns when all have returned. Part 0
+/// runs on the calling thread; the others on the pool's helpers (up to the number of cores - 1,
+/// created on first use), or on the calling thread when the pool is busy or has no helper.
+void run_parts(int parts, void (*fn)(void* context, int part), void* context);
+
+/// run_parts for a callable: run_parts(2, [&](int part) { ... }).
+template <class Fn>
+void run_parts(int parts, Fn&& fn)
+{
+    run_parts(parts, [](void* context, int part) { (*static_cast<std::remove_reference_t<Fn>*>(context))(part); }, &fn);
+}
+
+/// How many helper threads the pool has started so far (tests and benchmarks read it).
+int worker_pool_helpers();
+
+}  // namespace tinyamp::kernels::cpu
