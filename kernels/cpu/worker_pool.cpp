@@ -4,9 +4,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <system_error>
 #include <thread>
-#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -15,7 +15,7 @@
 namespace tinyamp::kernels::cpu {
 namespace {
 
-// About a millisecond of spinning on a 3 GHz core (a pause is ~40-140 cycles on Zen 4).
+// Up to about a millisecond of spinning (a pause takes some 40 to 140 cycles, by CPU).
 constexpr int kSpinRounds = 20000;
 
 void cpu_relax()
@@ -27,23 +27,32 @@ void cpu_relax()
 #endif
 }
 
+// Set in the child of a fork(): it has none of its parent's helper threads.
+bool forked_child = false;
+
 class WorkerPool {
 public:
+    // Never destroyed: helpers may still be spinning while the process exits, so the pool they
+    // read must outlive every static destructor (the process's exit ends the threads).
     static WorkerPool& instance()
     {
-        static WorkerPool pool;
-        return pool;
+        static WorkerPool* const pool = [] {
+            pthread_atfork(nullptr, nullptr, [] { forked_child = true; });
+            return new WorkerPool;
+        }();
+        return *pool;
     }
 
     void run(int parts, void (*fn)(void*, int), void* context)
     {
-        // Busy (another thread's job), or a job the caller can do alone: run it all here.
+        // Busy (another thread's job), a forked child, or a job the caller can do alone: run it
+        // all here.
         std::unique_lock busy(run_mutex_, std::try_to_lock);
-        if (parts < 2 || !busy.owns_lock() || !start_helpers(parts - 1)) {
+        if (parts < 2 || !busy.owns_lock() || forked_child || !start_helpers(parts - 1)) {
             for (int part = 0; part < parts; ++part) fn(context, part);
             return;
         }
-        const int helpers = int(helpers_.size());
+        const int helpers = helpers_;  // fixed while this caller holds run_mutex_
         {
             std::lock_guard lock(wake_mutex_);
             fn_ = fn;
@@ -62,18 +71,7 @@ public:
     int helpers() const
     {
         std::lock_guard lock(wake_mutex_);
-        return int(helpers_.size());
-    }
-
-    ~WorkerPool()
-    {
-        {
-            std::lock_guard lock(wake_mutex_);
-            stopping_ = true;
-            generation_.fetch_add(1, std::memory_order_release);
-        }
-        wake_.notify_all();
-        for (std::thread& helper : helpers_) helper.join();
+        return helpers_;
     }
 
 private:
@@ -87,15 +85,16 @@ private:
         std::lock_guard lock(wake_mutex_);
         // The generation only changes under wake_mutex_: a new helper waits for the next one.
         const std::uint64_t current = generation_.load(std::memory_order_relaxed);
-        while (int(helpers_.size()) < wanted) {
+        while (helpers_ < wanted) {
             try {
-                const int index = int(helpers_.size());
-                helpers_.emplace_back([this, index, current] { helper_loop(index + 1, current); });
+                const int part = helpers_ + 1;
+                std::thread([this, part, current] { helper_loop(part, current); }).detach();
+                ++helpers_;
             } catch (const std::system_error&) {  // the system has no thread to give
                 break;
             }
         }
-        return !helpers_.empty();
+        return helpers_ > 0;
     }
 
     // Helper `part` (1, 2, ...) runs that part of every job, starting after generation `seen`.
@@ -118,7 +117,6 @@ private:
             int parts = 0;
             {
                 std::lock_guard lock(wake_mutex_);
-                if (stopping_) return;
                 fn = fn_;
                 context = context_;
                 parts = parts_;
@@ -129,15 +127,14 @@ private:
     }
 
     std::mutex run_mutex_;           // held by the caller whose job is running
-    mutable std::mutex wake_mutex_;  // guards the job's fields, stopping_ and helpers_
+    mutable std::mutex wake_mutex_;  // guards the job's fields and helpers_
     std::condition_variable wake_;
     std::atomic<std::uint64_t> generation_{0};  // one more per job: what helpers wait for
     std::atomic<int> remaining_{0};             // helpers that have not finished this job
     void (*fn_)(void*, int) = nullptr;
     void* context_ = nullptr;
     int parts_ = 0;
-    bool stopping_ = false;
-    std::vector<std::thread> helpers_;
+    int helpers_ = 0;  // started (detached) helper threads
 };
 
 }  // namespace

@@ -2,8 +2,12 @@
 // several threads start jobs at once (the pool is busy, so they run their parts themselves).
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -49,4 +53,21 @@ TEST_CASE("worker pool threads: four threads starting jobs at once all finish wi
         });
     for (std::thread& caller : callers) caller.join();
     CHECK(wrong.load() == 0);
+}
+
+TEST_CASE("worker pool threads: a forked child, which has none of the helper threads, still runs every part")
+{
+    cpu::run_parts(2, [](int) {});  // the parent's helper exists now
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        int runs[2] = {0, 0};
+        cpu::run_parts(2, [&](int part) { ++runs[part]; });  // would wait forever for a helper
+        _exit(runs[0] == 1 && runs[1] == 1 ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
