@@ -15,6 +15,13 @@
 namespace tinyamp::amp {
 namespace {
 
+// A name the text format can hold: one word, no whitespace, no '#' (which starts a comment).
+bool is_text_word(const std::string& name)
+{
+    const bool has_space = std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+    return !name.empty() && !has_space && name.find('#') == std::string::npos;
+}
+
 constexpr CastPolicy kAllPolicies[] = {CastPolicy::lower_precision_fp, CastPolicy::fp32, CastPolicy::fp32_set_opt_dtype,
                                        CastPolicy::promote, CastPolicy::banned};
 
@@ -94,16 +101,14 @@ std::optional<CastPolicy> PolicyTable::lookup(std::string_view op) const
 
 void PolicyTable::set(const std::string& op, CastPolicy policy)
 {
-    const bool has_space = std::any_of(op.begin(), op.end(), [](unsigned char c) { return std::isspace(c) != 0; });
-    TINYAMP_CHECK(!op.empty() && !has_space && op.find('#') == std::string::npos && op != "table", value, "op name '", op,
+    TINYAMP_CHECK(is_text_word(op) && op != "table", value, "op name '", op,
                   "' cannot go in a policy table: names have no whitespace or '#', and 'table' starts the line that names the table");
     entries_[op] = policy;
 }
 
 void PolicyTable::set_name(std::string name)
 {
-    const bool has_space = std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) != 0; });
-    TINYAMP_CHECK(!name.empty() && !has_space && name.find('#') == std::string::npos, value, "policy table name '", name,
+    TINYAMP_CHECK(is_text_word(name), value, "policy table name '", name,
                   "' cannot be written as text: a name is one word, without whitespace or '#'");
     name_ = std::move(name);
 }
