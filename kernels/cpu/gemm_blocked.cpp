@@ -66,6 +66,10 @@ void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t live = std::min(width, rows - q * width);
             float* slot = dst + q * panel_size + p * width;
+            if (live == kMaxPanelWidth) {  // the common case, as one fixed-size copy (a call to memmove cost 4% of a 512^3 product)
+                std::memcpy(slot, values + q * width, kMaxPanelWidth * sizeof(float));
+                continue;
+            }
             std::copy(values + q * width, values + q * width + live, slot);
             std::fill(slot + live, slot + width, 0.0f);
         }
@@ -114,22 +118,22 @@ template <class Out>
 void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::int64_t cols, float alpha, float beta, BlockBias bias,
                  Out* c, std::int64_t ldc, float* scratch)
 {
-    float* value = scratch;      // the row being computed
     float* old = scratch + cols;  // C's old row, when beta != 0
     // The same operations, in the same order, as gemm_reference: each one rounded to f32.
     for (std::int64_t i = 0; i < rows; ++i) {
         Out* c_row = c + i * ldc;
+        float* value = scratch;  // the row being computed; an f32 C is its own (one pass, no copy)
+        if constexpr (std::is_same_v<Out, float>) value = c_row;
         const float* s = sum + i * ld_sum;
+        if (beta != 0.0f) widen(c_row, old, cols);  // only then is C read; before `value` (maybe C itself) is written
         for (std::int64_t j = 0; j < cols; ++j) value[j] = alpha * s[j];
-        if (beta != 0.0f) {  // only then is C read
-            widen(c_row, old, cols);
+        if (beta != 0.0f)
             for (std::int64_t j = 0; j < cols; ++j) value[j] += beta * old[j];
-        }
         if (bias.per_column)
             for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_column[j];
         if (bias.per_row)
             for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_row[i];
-        narrow(value, c_row, cols);
+        if constexpr (!std::is_same_v<Out, float>) narrow(value, c_row, cols);
     }
 }
 

@@ -87,6 +87,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     using P = typename K::Packed;
     static_assert(K::MR <= kMaxPanelWidth && K::NR <= kMaxPanelWidth, "pack_widened reads at most kMaxPanelWidth rows side by side");
     const std::int64_t units = pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k;
+    const std::int64_t values_per_unit = pairs_of_bf16<K> ? 2 : 1;
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
     // Buffers sized for the largest block of this range (small products allocate little).
@@ -99,39 +100,51 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     const std::int64_t rows_padded = (i1 - i0 + K::MR - 1) / K::MR * K::MR;
     const bool pack_a_once =
         j1 - j0 > K::NC && rows_padded * std::max<std::int64_t>(units, 1) * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
-    const auto a_pack = std::make_unique_for_overwrite<P[]>(std::size_t((pack_a_once ? rows_padded : mc_max) * std::max<std::int64_t>(units, 1)));
+    const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
+    const auto a_pack = std::make_unique_for_overwrite<P[]>(std::size_t(a_rows * std::max<std::int64_t>(units, 1)));
     const auto b_pack = std::make_unique_for_overwrite<P[]>(std::size_t(ld_sum * std::max<std::int64_t>(units, 1)));
     const std::size_t sum_size = std::size_t(mc_max * ld_sum);
     const auto sum = std::make_unique_for_overwrite<float[]>(sum_size);  // f32 sums of one block of C
-    const auto scratch = std::make_unique_for_overwrite<float[]>(std::size_t(std::max({pr.k * std::max(K::MR, K::NR), mc_max, 2 * ld_sum})));
+    const auto scratch =
+        std::make_unique_for_overwrite<float[]>(std::size_t(std::max({K::KC * values_per_unit * std::max(K::MR, K::NR), a_rows, 2 * ld_sum})));
     // The bias of this range's columns (bias[j], added along rows) or of its rows (bias[i]), in f32.
     const bool bias_per_column = pr.bias.data && pr.bias.along == BiasAlong::rows;
     const bool bias_per_row = pr.bias.data && pr.bias.along == BiasAlong::columns;
     const std::vector<float> column_bias = widened_bias(bias_per_column ? pr.bias.data : nullptr, j0, j1 - j0);
     const std::vector<float> row_bias = widened_bias(bias_per_row ? pr.bias.data : nullptr, i0, i1 - i0);
 
-    auto pack = [&](const View<In>& x, std::int64_t row0, std::int64_t rows, std::int64_t width, P* dst) {
-        if constexpr (pairs_of_bf16<K>)
-            pack_bf16_pairs(x, row0, rows, pr.k, width, dst);
-        else
-            pack_widened<In>(x, row0, rows, pr.k, width, dst, scratch.get());
+    // Packed buffers are laid out k block by k block: block pc (units [pc, pc + KC)) of a buffer
+    // holding R rows starts at pc * R, and in it the panel of rows [r, r + width) at r * kc. So
+    // the kernel's A block (MC x KC) and B block (KC x NC) are each one contiguous run. (Whole-k
+    // panels put the A micro-panels of one block a panel's size apart; at k = 2048 that is 64
+    // KiB, the L2 cache's set period, and they evicted each other.)
+    auto pack = [&](const View<In>& x, std::int64_t row0, std::int64_t rows, std::int64_t width, std::int64_t buffer_rows, P* dst) {
+        for (std::int64_t pc = 0; pc < units; pc += K::KC) {
+            const std::int64_t k0 = pc * values_per_unit, k_block = std::min(K::KC * values_per_unit, pr.k - k0);
+            const View<In> block{x.data + (x.transposed ? k0 * x.ld : k0), x.ld, x.transposed};  // columns [k0, k0 + k_block)
+            if constexpr (pairs_of_bf16<K>)
+                pack_bf16_pairs(block, row0, rows, k_block, width, dst + pc * buffer_rows);
+            else
+                pack_widened<In>(block, row0, rows, k_block, width, dst + pc * buffer_rows, scratch.get());
+        }
     };
-    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_pack.get());
+    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_rows, a_pack.get());
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
-        pack(op_b_t, jc, nc, K::NR, b_pack.get());
+        pack(op_b_t, jc, nc, K::NR, ld_sum, b_pack.get());
         for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
             const std::int64_t mc = std::min(K::MC, i1 - ic);
-            const P* a_block = a_pack.get() + (pack_a_once ? (ic - i0) * units : 0);  // MC is a multiple of MR: whole panels
-            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_pack.get());
+            const std::int64_t a_row0 = pack_a_once ? ic - i0 : 0;  // MC is a multiple of MR: whole panels
+            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_rows, a_pack.get());
             if (units == 0) std::fill(sum.get(), sum.get() + sum_size, 0.0f);
             for (std::int64_t pc = 0; pc < units; pc += K::KC) {
                 const std::int64_t kc = std::min(K::KC, units - pc);
+                const P* a_block = a_pack.get() + pc * a_rows + a_row0 * kc;
+                const P* b_block = b_pack.get() + pc * ld_sum;
                 // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
                 for (std::int64_t jr = 0; jr < nc; jr += K::NR)
                     for (std::int64_t ir = 0; ir < mc; ir += K::MR)
-                        K::run(kc, a_block + ir * units + pc * K::MR, b_pack.get() + jr * units + pc * K::NR,
-                               sum.get() + ir * ld_sum + jr, ld_sum, pc == 0);
+                        K::run(kc, a_block + ir * kc, b_block + jr * kc, sum.get() + ir * ld_sum + jr, ld_sum, pc == 0);
             }
             const BlockBias bias{bias_per_column ? column_bias.data() + (jc - j0) : nullptr,
                                  bias_per_row ? row_bias.data() + (ic - i0) : nullptr};

@@ -170,6 +170,26 @@ TEST_CASE("every fast gemm tier matches the reference on a randomized sweep with
     SUBCASE("bf16 -> f32") { check_random_sweep<BFloat16, float>(6); }
 }
 
+TEST_CASE("every fast gemm tier matches the reference across several blocks of k, rows and columns")
+{
+    // The packed buffers hold one k block after another (gemm_blocked.h): k = 1031 is five f32
+    // blocks of 256 (the last one 7 steps) and three bf16 blocks of 256 pairs, the last pair
+    // padded. m = 300 and n = 520 cross the row blocks (128) and the column blocks (256), so op(A)
+    // is packed once for all column blocks. One thread, so that one range sees all of it.
+    for (Transpose ta : {Transpose::no, Transpose::yes})
+        for (Transpose tb : {Transpose::no, Transpose::yes}) {
+            const std::uint64_t seed = 40 + 2 * std::uint64_t(ta == Transpose::yes) + std::uint64_t(tb == Transpose::yes);
+            for (GemmTier tier : available_tiers<float>())
+                check_tier(tier, 1, test::GemmCase<float, float>::make(ta, tb, 300, 520, 1031, 1.0, 0.0, std::nullopt, seed, 5));
+            for (GemmTier tier : available_tiers<BFloat16>())
+                check_tier(tier, 1, test::GemmCase<BFloat16, float>::make(ta, tb, 300, 520, 1031, 0.5, 1.0, BiasAlong::rows, seed, 5));
+        }
+    // Many rows and a short k, op(A) transposed and f16: packing all of op(A) at once widens a
+    // whole column of it (4100 values) at a time, which must fit the scratch buffer (ASan checks).
+    for (GemmTier tier : available_tiers<Half>())
+        check_tier(tier, 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
+}
+
 TEST_CASE("every fast gemm tier gives the same bits on one, two and three threads")
 {
     // A wide C splits its columns, a narrow one its rows.
