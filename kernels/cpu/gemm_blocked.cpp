@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/panel_transpose.h"
@@ -44,6 +46,21 @@ const float* as_f32(const T* run, std::int64_t n, float* scratch)
 }
 
 }  // namespace
+
+std::byte* thread_workspace(std::size_t bytes)
+{
+    struct AlignedFree {
+        void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+    };
+    thread_local std::unique_ptr<std::byte[], AlignedFree> memory;
+    thread_local std::size_t capacity = 0;
+    if (bytes > capacity) {
+        memory.reset();  // the old block first, so that the two never coexist
+        memory.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
+        capacity = bytes;
+    }
+    return memory.get();
+}
 
 template <class In>
 void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch)
@@ -108,6 +125,10 @@ void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t first = q * width, live = std::min(width, rows - first);
             std::uint32_t* slot = dst + q * panel_size + p * width;
+            if (odd && live == kMaxPanelWidth) {  // the common case: a fixed trip count, which the compiler vectorizes
+                for (std::int64_t r = 0; r < kMaxPanelWidth; ++r) slot[r] = pair(even[first + r], odd[first + r]);
+                continue;
+            }
             for (std::int64_t r = 0; r < live; ++r) slot[r] = pair(even[first + r], odd ? odd[first + r] : zero);
             std::fill(slot + live, slot + width, 0u);
         }

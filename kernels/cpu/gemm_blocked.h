@@ -22,8 +22,8 @@
 // on the number of threads.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -79,6 +79,22 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 template <class Kernel>
 constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint32_t>;
 
+/// Memory for one gemm_range call on this thread: at least `bytes`, 64-byte aligned, contents
+/// undefined, valid until this thread's next call. Kept and reused (grown when too small), so a
+/// GEMM neither allocates nor faults pages in: on two threads, unmapping the freed megabytes
+/// made the kernel flush the other core's TLB, about 10% of a 512^3 bf16 product.
+std::byte* thread_workspace(std::size_t bytes);
+
+/// Carves `count` values of T from `cursor`, which moves on by whole cache lines.
+template <class T>
+T* take(std::byte*& cursor, std::int64_t count)
+{
+    static_assert(std::is_trivially_default_constructible_v<T>);
+    T* values = reinterpret_cast<T*>(cursor);
+    cursor += (std::size_t(std::max<std::int64_t>(count, 1)) * sizeof(T) + 63) / 64 * 64;
+    return values;
+}
+
 /// Rows [i0, i1) x columns [j0, j1) of C: the whole loop nest of one thread.
 template <class Kernel, class In, class Out>
 void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1)
@@ -93,20 +109,23 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     // Buffers sized for the largest block of this range (small products allocate little).
     const std::int64_t mc_max = (std::min(K::MC, i1 - i0) + K::MR - 1) / K::MR * K::MR;
     const std::int64_t ld_sum = (std::min(K::NC, j1 - j0) + K::NR - 1) / K::NR * K::NR;
-    // Not zero-filled (make_unique_for_overwrite): packing and the first k block write every
-    // value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
     // When C has more than one block of columns, op(A) would be packed again for each of them:
     // pack all of this range's rows once instead, unless that buffer grows past kPackAllOfAMaxBytes.
     const std::int64_t rows_padded = (i1 - i0 + K::MR - 1) / K::MR * K::MR;
     const bool pack_a_once =
         j1 - j0 > K::NC && rows_padded * std::max<std::int64_t>(units, 1) * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
     const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
-    const auto a_pack = std::make_unique_for_overwrite<P[]>(std::size_t(a_rows * std::max<std::int64_t>(units, 1)));
-    const auto b_pack = std::make_unique_for_overwrite<P[]>(std::size_t(ld_sum * std::max<std::int64_t>(units, 1)));
-    const std::size_t sum_size = std::size_t(mc_max * ld_sum);
-    const auto sum = std::make_unique_for_overwrite<float[]>(sum_size);  // f32 sums of one block of C
-    const auto scratch =
-        std::make_unique_for_overwrite<float[]>(std::size_t(std::max({K::KC * values_per_unit * std::max(K::MR, K::NR), a_rows, 2 * ld_sum})));
+    // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
+    // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
+    const std::int64_t a_size = a_rows * std::max<std::int64_t>(units, 1), b_size = ld_sum * std::max<std::int64_t>(units, 1);
+    const std::int64_t sum_size = mc_max * ld_sum;
+    const std::int64_t scratch_size = std::max({K::KC * values_per_unit * std::max(K::MR, K::NR), a_rows, 2 * ld_sum});
+    std::byte* cursor =
+        thread_workspace(std::size_t(a_size + b_size) * sizeof(P) + std::size_t(sum_size + scratch_size) * sizeof(float) + 4 * 64);
+    P* const a_pack = take<P>(cursor, a_size);
+    P* const b_pack = take<P>(cursor, b_size);
+    float* const sum = take<float>(cursor, sum_size);  // f32 sums of one block of C
+    float* const scratch = take<float>(cursor, scratch_size);
     // The bias of this range's columns (bias[j], added along rows) or of its rows (bias[i]), in f32.
     const bool bias_per_column = pr.bias.data && pr.bias.along == BiasAlong::rows;
     const bool bias_per_row = pr.bias.data && pr.bias.along == BiasAlong::columns;
@@ -125,31 +144,31 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
             if constexpr (pairs_of_bf16<K>)
                 pack_bf16_pairs(block, row0, rows, k_block, width, dst + pc * buffer_rows);
             else
-                pack_widened<In>(block, row0, rows, k_block, width, dst + pc * buffer_rows, scratch.get());
+                pack_widened<In>(block, row0, rows, k_block, width, dst + pc * buffer_rows, scratch);
         }
     };
-    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_rows, a_pack.get());
+    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_rows, a_pack);
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
-        pack(op_b_t, jc, nc, K::NR, ld_sum, b_pack.get());
+        pack(op_b_t, jc, nc, K::NR, ld_sum, b_pack);
         for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
             const std::int64_t mc = std::min(K::MC, i1 - ic);
             const std::int64_t a_row0 = pack_a_once ? ic - i0 : 0;  // MC is a multiple of MR: whole panels
-            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_rows, a_pack.get());
-            if (units == 0) std::fill(sum.get(), sum.get() + sum_size, 0.0f);
+            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_rows, a_pack);
+            if (units == 0) std::fill(sum, sum + sum_size, 0.0f);
             for (std::int64_t pc = 0; pc < units; pc += K::KC) {
                 const std::int64_t kc = std::min(K::KC, units - pc);
-                const P* a_block = a_pack.get() + pc * a_rows + a_row0 * kc;
-                const P* b_block = b_pack.get() + pc * ld_sum;
+                const P* a_block = a_pack + pc * a_rows + a_row0 * kc;
+                const P* b_block = b_pack + pc * ld_sum;
                 // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
                 for (std::int64_t jr = 0; jr < nc; jr += K::NR)
                     for (std::int64_t ir = 0; ir < mc; ir += K::MR)
-                        K::run(kc, a_block + ir * kc, b_block + jr * kc, sum.get() + ir * ld_sum + jr, ld_sum, pc == 0);
+                        K::run(kc, a_block + ir * kc, b_block + jr * kc, sum + ir * ld_sum + jr, ld_sum, pc == 0);
             }
             const BlockBias bias{bias_per_column ? column_bias.data() + (jc - j0) : nullptr,
                                  bias_per_row ? row_bias.data() + (ic - i0) : nullptr};
-            store_block<Out>(sum.get(), ld_sum, mc, nc, float(pr.alpha), float(pr.beta), bias, pr.c + ic * pr.ldc + jc, pr.ldc,
-                             scratch.get());
+            store_block<Out>(sum, ld_sum, mc, nc, float(pr.alpha), float(pr.beta), bias, pr.c + ic * pr.ldc + jc, pr.ldc,
+                             scratch);
         }
     }
 }
