@@ -140,6 +140,11 @@ void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::
                  Out* c, std::int64_t ldc, float* scratch)
 {
     float* old = scratch + cols;  // C's old row, when beta != 0
+    // C = sum, the common case (alpha 1, beta 0, no bias): one rounding pass, nothing to compute.
+    if (alpha == 1.0f && beta == 0.0f && !bias.per_column && !bias.per_row) {
+        for (std::int64_t i = 0; i < rows; ++i) narrow(sum + i * ld_sum, c + i * ldc, cols);
+        return;
+    }
     // The same operations, in the same order, as gemm_reference: each one rounded to f32.
     for (std::int64_t i = 0; i < rows; ++i) {
         Out* c_row = c + i * ldc;
