@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <vector>
 
 #include <tinyamp/tinyamp.h>
 
@@ -111,6 +112,20 @@ TEST_CASE("the cache does not keep a weight alive")
         CHECK(amp::autocast_cache_size() == 1);
     }
     CHECK(watch.expired());
+}
+
+TEST_CASE("a weight made after another died, in the same region, gets its own cast")
+{
+    // w1's cache entry outlives w1 until the region ends; a hit is only for the tensor it was made
+    // from (the entry's weak_ptr shares that tensor's control block), never for w2.
+    amp::autocast region("cpu");
+    {
+        const Tensor w1 = ones({4, 3}).requires_grad_();
+        CHECK(linear(ones({2, 3}), w1).to_vector() == std::vector<double>(8, 3.0));  // each output sums three 1 x 1
+    }
+    const Tensor w2 = full({4, 3}, 2.0).requires_grad_();
+    CHECK(linear(ones({2, 3}), w2).to_vector() == std::vector<double>(8, 6.0));
+    CHECK(amp::autocast_cache_size() == 2);
 }
 
 TEST_CASE("PyTorch issue 158232: a no_grad forward does not poison the cache for a later forward in grad mode")

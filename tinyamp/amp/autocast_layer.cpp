@@ -128,7 +128,7 @@ Tensor cast_argument(const Tensor& t, const Decision& d, const char* op)
         else
             result = {t.to(d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
     }
-    if (!explaining()) return result.tensor;
+    if (!explaining()) return std::move(result.tensor);  // a member is not moved from implicitly
 
     std::string cache_note;
     switch (result.cache) {
@@ -154,7 +154,7 @@ Tensor cast_argument(const Tensor& t, const Decision& d, const char* op)
                                                           : trace::CacheEvent::none;
         trace->add(std::move(e));
     }
-    return result.tensor;
+    return std::move(result.tensor);
 }
 
 }  // namespace tinyamp::amp

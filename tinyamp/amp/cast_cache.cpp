@@ -53,7 +53,13 @@ CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type
     {
         std::lock_guard lock(cache_mutex);
         const auto it = cache().find(Key{source.impl().get(), dtype});
-        if (it != cache().end() && it->second.source.lock() == source.impl()) return {it->second.cast, CacheOutcome::hit, reason};
+        // The same tensor, not a new one at a reused address: the entry's weak_ptr keeps its control
+        // block alive, so only the same tensor shares it (compared without the atomics of lock()).
+        const auto same_owner = [](const std::weak_ptr<TensorImpl>& a, const std::shared_ptr<TensorImpl>& b) {
+            return !a.owner_before(b) && !b.owner_before(a);
+        };
+        if (it != cache().end() && same_owner(it->second.source, source.impl()))
+            return {it->second.cast, CacheOutcome::hit, reason};
     }
     Tensor cast;
     {
