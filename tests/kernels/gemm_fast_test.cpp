@@ -57,15 +57,24 @@ std::vector<GemmTier> available_tiers()
     return tiers;
 }
 
-// One problem on `tier` against the reference, within what two correct GEMMs may differ by.
+// One problem on each of `tiers` against the reference (computed once), within what two correct
+// GEMMs may differ by.
+template <class In, class Out>
+void check_tiers(const std::vector<GemmTier>& tiers, int threads, const test::GemmCase<In, Out>& g)
+{
+    const auto reference = g.run([](auto... args) { cpu::gemm_reference<In, Out>(args...); });
+    for (GemmTier tier : tiers) {
+        INFO("tier " << std::string(cpu::gemm_tier_name(tier)) << ", threads " << threads);
+        const auto fast = g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); });
+        test::check_gemm_result(g, fast, [&](std::int64_t i, std::int64_t j) { return reference.at(i, j); },
+                                test::ulps_between_two_gemms(dtype_of<Out>(), g.k), "reference");
+    }
+}
+
 template <class In, class Out>
 void check_tier(GemmTier tier, int threads, const test::GemmCase<In, Out>& g)
 {
-    INFO("tier " << std::string(cpu::gemm_tier_name(tier)) << ", threads " << threads);
-    const auto fast = g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); });
-    const auto reference = g.run([](auto... args) { cpu::gemm_reference<In, Out>(args...); });
-    test::check_gemm_result(g, fast, [&](std::int64_t i, std::int64_t j) { return reference.at(i, j); },
-                            test::ulps_between_two_gemms(dtype_of<Out>(), g.k), "reference");
+    check_tiers({tier}, threads, g);
 }
 
 // Shapes from {1, 7, 15, 16, 17, 63, 64, 65, 257}^3: a fixed sample of the 729 combinations
@@ -172,22 +181,21 @@ TEST_CASE("every fast gemm tier matches the reference on a randomized sweep with
 
 TEST_CASE("every fast gemm tier matches the reference across several blocks of k, rows and columns")
 {
-    // The packed buffers hold one k block after another (gemm_blocked.h): k = 1031 is five f32
-    // blocks of 256 (the last one 7 steps) and three bf16 blocks of 256 pairs, the last pair
-    // padded. m = 300 and n = 520 cross the row blocks (128) and the column blocks (256), so op(A)
-    // is packed once for all column blocks. One thread, so that one range sees all of it.
-    for (Transpose ta : {Transpose::no, Transpose::yes})
-        for (Transpose tb : {Transpose::no, Transpose::yes}) {
-            const std::uint64_t seed = 40 + 2 * std::uint64_t(ta == Transpose::yes) + std::uint64_t(tb == Transpose::yes);
-            for (GemmTier tier : available_tiers<float>())
-                check_tier(tier, 1, test::GemmCase<float, float>::make(ta, tb, 300, 520, 1031, 1.0, 0.0, std::nullopt, seed, 5));
-            for (GemmTier tier : available_tiers<BFloat16>())
-                check_tier(tier, 1, test::GemmCase<BFloat16, float>::make(ta, tb, 300, 520, 1031, 0.5, 1.0, BiasAlong::rows, seed, 5));
-        }
+    // The packed buffers hold one k block after another (gemm_blocked.h): k = 515 is three f32
+    // blocks of 256 (the last one 3 steps) and two bf16 blocks of 256 pairs (the last one 2 pairs,
+    // its second half padded). m = 140 and n = 300 cross the row blocks (128) and the column blocks
+    // (256), so op(A) is packed once for both column blocks. One thread, so that one range sees
+    // all of it. Neither and both operands transposed: between them, every packing path of op(A)
+    // and op(B). (Sizes kept small: the check runs in the sanitizer builds too.)
+    for (Transpose t : {Transpose::no, Transpose::yes}) {
+        const std::uint64_t seed = 40 + std::uint64_t(t == Transpose::yes);
+        check_tiers(available_tiers<float>(), 1, test::GemmCase<float, float>::make(t, t, 140, 300, 515, 1.0, 0.0, std::nullopt, seed, 5));
+        check_tiers(available_tiers<BFloat16>(), 1,
+                    test::GemmCase<BFloat16, float>::make(t, t, 140, 300, 515, 0.5, 1.0, BiasAlong::rows, seed, 5));
+    }
     // Many rows and a short k, op(A) transposed and f16: packing all of op(A) at once widens a
     // whole column of it (4100 values) at a time, which must fit the scratch buffer (ASan checks).
-    for (GemmTier tier : available_tiers<Half>())
-        check_tier(tier, 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
+    check_tiers(available_tiers<Half>(), 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
 }
 
 TEST_CASE("every fast gemm tier gives the same bits on one, two and three threads")
