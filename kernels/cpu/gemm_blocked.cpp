@@ -47,20 +47,37 @@ const float* as_f32(const T* run, std::int64_t n, float* scratch)
 
 }  // namespace
 
+namespace {
+
+struct AlignedFree {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+};
+struct Workspace {
+    std::unique_ptr<std::byte[], AlignedFree> memory;
+    std::size_t capacity = 0;
+};
+thread_local Workspace workspace;
+
+}  // namespace
+
 std::byte* thread_workspace(std::size_t bytes)
 {
-    struct AlignedFree {
-        void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-    };
-    thread_local std::unique_ptr<std::byte[], AlignedFree> memory;
-    thread_local std::size_t capacity = 0;
-    if (bytes > capacity) {
-        memory.reset();  // the old block first, so that the two never coexist
-        memory.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
-        capacity = bytes;
+    if (bytes > workspace.capacity) {
+        workspace.memory.reset();  // the old block first, so that the two never coexist
+        workspace.memory.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
+        workspace.capacity = bytes;
     }
-    return memory.get();
+    return workspace.memory.get();
 }
+
+void trim_thread_workspace()
+{
+    if (workspace.capacity <= kWorkspaceKeepBytes) return;
+    workspace.memory.reset();
+    workspace.capacity = 0;
+}
+
+std::size_t thread_workspace_capacity() { return workspace.capacity; }
 
 template <class In>
 void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch)

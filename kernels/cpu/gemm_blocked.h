@@ -85,6 +85,16 @@ constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint
 /// made the kernel flush the other core's TLB, about 10% of a 512^3 bf16 product.
 std::byte* thread_workspace(std::size_t bytes);
 
+/// The most workspace a thread keeps between products (64 MiB): a rare huge product (a long k
+/// makes the packed B large) gets its memory, then gives it back when it ends.
+constexpr std::size_t kWorkspaceKeepBytes = std::size_t(64) << 20;
+
+/// Frees this thread's workspace if it is larger than kWorkspaceKeepBytes (gemm_range's last step).
+void trim_thread_workspace();
+
+/// The bytes this thread's workspace holds now (for tests).
+std::size_t thread_workspace_capacity();
+
 /// Carves `count` values of T from `cursor`, which moves on by whole cache lines.
 template <class T>
 T* take(std::byte*& cursor, std::int64_t count)
@@ -106,7 +116,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     const std::int64_t values_per_unit = pairs_of_bf16<K> ? 2 : 1;
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
-    // Buffers sized for the largest block of this range (small products allocate little).
+    // Buffers sized for the largest block of this range.
     const std::int64_t mc_max = (std::min(K::MC, i1 - i0) + K::MR - 1) / K::MR * K::MR;
     const std::int64_t ld_sum = (std::min(K::NC, j1 - j0) + K::NR - 1) / K::NR * K::NR;
     // When C has more than one block of columns, op(A) would be packed again for each of them:
@@ -171,6 +181,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
                              scratch);
         }
     }
+    trim_thread_workspace();
 }
 
 /// The product on `threads` threads (at least 1), each computing its own part of C.

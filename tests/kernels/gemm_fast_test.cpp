@@ -19,6 +19,7 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_blocked.h"
 #include "kernels/cpu/gemm_fast.h"
 #include "tests/support/gemm_matrices.h"
 #include "tests/support/tolerance.h"
@@ -196,6 +197,29 @@ TEST_CASE("every fast gemm tier matches the reference across several blocks of k
     // Many rows and a short k, op(A) transposed and f16: packing all of op(A) at once widens a
     // whole column of it (4100 values) at a time, which must fit the scratch buffer (ASan checks).
     check_tiers(available_tiers<Half>(), 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
+}
+
+TEST_CASE("a thread keeps its gemm workspace between products, but not a huge one")
+{
+    const std::vector<GemmTier> tiers = available_tiers<float>();
+    if (tiers.empty()) return;  // available_tiers said why
+    const GemmTier tier = tiers.back();
+    auto product = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+        const std::vector<float> a(std::size_t(m * k), 1.0f), b(std::size_t(k * n), 1.0f);
+        std::vector<float> c(std::size_t(m * n), -1.0f);
+        cpu::gemm_on_tier<float, float>(tier, 1, Transpose::no, Transpose::no, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0, c.data(), n);
+        for (float value : c) REQUIRE(value == float(k));  // a sum of k ones, exact in f32
+    };
+    product(64, 300, 64);
+    const std::size_t kept = cpu::blocked::thread_workspace_capacity();
+    CHECK(kept > 0);
+    CHECK(kept <= cpu::blocked::kWorkspaceKeepBytes);
+    product(64, 300, 64);  // the same sizes again: the same workspace, nothing new
+    CHECK(cpu::blocked::thread_workspace_capacity() == kept);
+    // The packed op(B) alone (one block of 256 columns) is 256 x 80000 f32 = 82 MB, over the
+    // 64 MiB kept: freed at the end.
+    product(1, 256, 80000);
+    CHECK(cpu::blocked::thread_workspace_capacity() == 0);
 }
 
 TEST_CASE("every fast gemm tier gives the same bits on one, two and three threads")
