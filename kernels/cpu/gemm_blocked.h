@@ -79,6 +79,9 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 template <class Kernel>
 constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint32_t>;
 
+/// x rounded up to a multiple of `step` (whole tiles, whole cache lines).
+constexpr std::int64_t round_up(std::int64_t x, std::int64_t step) { return (x + step - 1) / step * step; }
+
 /// Memory for one gemm_range call on this thread: at least `bytes`, 64-byte aligned, contents
 /// undefined, valid until this thread's next call. Kept and reused (grown when too small), so a
 /// GEMM neither allocates nor faults pages in: on two threads, unmapping the freed megabytes
@@ -101,7 +104,7 @@ T* take(std::byte*& cursor, std::int64_t count)
 {
     static_assert(std::is_trivially_default_constructible_v<T>);
     T* values = reinterpret_cast<T*>(cursor);
-    cursor += (std::size_t(std::max<std::int64_t>(count, 1)) * sizeof(T) + 63) / 64 * 64;
+    cursor += round_up(std::max<std::int64_t>(count, 1) * std::int64_t(sizeof(T)), 64);
     return values;
 }
 
@@ -117,17 +120,17 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
     // Buffers sized for the largest block of this range.
-    const std::int64_t mc_max = (std::min(K::MC, i1 - i0) + K::MR - 1) / K::MR * K::MR;
-    const std::int64_t ld_sum = (std::min(K::NC, j1 - j0) + K::NR - 1) / K::NR * K::NR;
+    const std::int64_t mc_max = round_up(std::min(K::MC, i1 - i0), K::MR);
+    const std::int64_t ld_sum = round_up(std::min(K::NC, j1 - j0), K::NR);
+    const std::int64_t units_stored = std::max<std::int64_t>(units, 1);  // an empty k still gets a buffer
     // When C has more than one block of columns, op(A) would be packed again for each of them:
     // pack all of this range's rows once instead, unless that buffer grows past kPackAllOfAMaxBytes.
-    const std::int64_t rows_padded = (i1 - i0 + K::MR - 1) / K::MR * K::MR;
-    const bool pack_a_once =
-        j1 - j0 > K::NC && rows_padded * std::max<std::int64_t>(units, 1) * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
+    const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
+    const bool pack_a_once = j1 - j0 > K::NC && rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
     const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
     // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
-    const std::int64_t a_size = a_rows * std::max<std::int64_t>(units, 1), b_size = ld_sum * std::max<std::int64_t>(units, 1);
+    const std::int64_t a_size = a_rows * units_stored, b_size = ld_sum * units_stored;
     const std::int64_t sum_size = mc_max * ld_sum;
     const std::int64_t scratch_size = std::max({K::KC * values_per_unit * std::max(K::MR, K::NR), a_rows, 2 * ld_sum});
     std::byte* cursor =
@@ -199,7 +202,7 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
         gemm_range<K>(pr, 0, pr.m, 0, pr.n);
         return;
     }
-    auto cut = [&](int part) { return std::min(total, (total * part / parts + step - 1) / step * step); };
+    auto cut = [&](int part) { return std::min(total, round_up(total * part / parts, step)); };
     auto run_part = [&](int part) {
         const std::int64_t lo = cut(part), hi = cut(part + 1);
         if (lo >= hi) return;
