@@ -12,6 +12,7 @@
 #include "tinyamp/autograd/gradcheck.h"  // gradcheck
 #include "tinyamp/autograd/node.h"       // Node (the graph)
 #include "tinyamp/core/device.h"     // Device::cpu(), Device::cuda(i)
+#include "tinyamp/backends/cpu.h"  // backends::cpu::matmul_hardware(): what this CPU gives bf16
 #include "tinyamp/core/dtype.h"      // DType f64/f32/f16/bf16/i64/bool, traits(), Half, BFloat16
 #include "tinyamp/core/error.h"      // tinyamp::Error
 #include "tinyamp/core/factories.h"  // tensor, zeros, ones, full, arange, rand, randn

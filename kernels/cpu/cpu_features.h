@@ -5,8 +5,14 @@
 //   portable    no vector instructions at all: the reference kernels
 //   avx2        AVX2, FMA and F16C, nothing of AVX-512
 //   avx512      also AVX-512F/BW/VL, but not AVX-512 BF16
-//   avx512bf16  everything this CPU has (the same as leaving TINYAMP_CPU unset)
+//   avx512bf16  also AVX-512 BF16, but not AMX
+//   amx         everything this CPU has, AMX tiles included
 // A cap never adds what the CPU lacks. Any other value is ignored with a warning on stderr.
+//
+// AMX is off unless TINYAMP_CPU=amx asks for it (kAmxOnByDefault): its GEMM tier has been tested
+// on an emulation of the tile instructions (gemm_amx_tiles.h) but not yet on a CPU that has them.
+// The first machine with AMX runs its tests (they run wherever the CPU has AMX) and turns it on.
+// TINYAMP_DEBUG=1 prints, once, what was detected and why AMX is or is not used.
 
 #include <optional>
 #include <string>
@@ -20,15 +26,27 @@ struct CpuFeatures {
     bool fma = false;
     bool avx512f = false;     ///< 512-bit registers (with BW and VL, which tinyamp also needs)
     bool avx512bf16 = false;  ///< vcvtneps2bf16 (f32 -> bf16) and vdpbf16ps (bf16 dot products)
-    std::string str() const;  ///< e.g. "f16c avx2 fma avx512f avx512bf16" or "portable"
+    bool amx_bf16 = false;    ///< AMX tiles and tdpbf16ps, with the OS's and Linux's leave to use them
+    std::string str() const;  ///< e.g. "f16c avx2 fma avx512f avx512bf16 amx" or "portable"
 };
+
+/// Whether the AMX tier is used without TINYAMP_CPU=amx. False until its tests have passed on a
+/// CPU with AMX (see the top of this file).
+inline constexpr bool kAmxOnByDefault = false;
 
 /// The features tinyamp may use: what the CPU has, capped by TINYAMP_CPU (read once).
 const CpuFeatures& cpu_features();
 /// `detected` capped by a TINYAMP_CPU value; std::nullopt when the value is not one of
-/// portable, avx2, avx512, avx512bf16.
+/// portable, avx2, avx512, avx512bf16, amx. An empty value means "unset": everything but AMX
+/// unless kAmxOnByDefault.
 std::optional<CpuFeatures> cap_cpu_features(const CpuFeatures& detected, std::string_view setting);
-/// What the CPU itself reports, ignoring TINYAMP_CPU (tests use it to reach every path).
+/// What the CPU itself reports, ignoring TINYAMP_CPU (tests use it to reach every path). On a
+/// CPU with AMX this asks Linux for the tile state (arch_prctl ARCH_REQ_XCOMP_PERM) once.
 CpuFeatures detect_cpu_features();
+/// Why this machine cannot use AMX ("" when it can): the CPU lacks it, the OS does not enable the
+/// tile state, or Linux refused it (with the error).
+std::string amx_unavailable_reason();
+/// The CPU's name: /proc/cpuinfo's "model name", else CPUID's brand string, else "unknown CPU".
+std::string cpu_model_name();
 
 }  // namespace tinyamp::kernels::cpu

@@ -20,6 +20,7 @@ const char* gemm_tier_name(GemmTier tier)
         case GemmTier::avx2: return "avx2";
         case GemmTier::avx512: return "avx512";
         case GemmTier::avx512_bf16: return "avx512_bf16";
+        case GemmTier::amx: return "amx";
     }
     return "?";
 }
@@ -109,6 +110,9 @@ GemmTier best_gemm_tier(const CpuFeatures& f)
     if constexpr (std::is_same_v<In, double>) {
         return GemmTier::portable;  // no fast f64 kernel
     } else {
+        // AMX needs no AVX-512 of its own, but every CPU with it has AVX-512, which its packing
+        // and the f32/f16 products use; the check keeps a hand-made feature set honest.
+        if (std::is_same_v<In, BFloat16> && f.amx_bf16 && f.avx512f && f.fma) return GemmTier::amx;
         if (std::is_same_v<In, BFloat16> && f.avx512f && f.avx512bf16 && f.fma) return GemmTier::avx512_bf16;
         if (f.avx512f && f.fma) return GemmTier::avx512;
         if (f.avx2 && f.fma) return GemmTier::avx2;
@@ -149,9 +153,10 @@ void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans
         if (threads == 0) threads = gemm_thread_count(m, n, k);
 #if defined(__x86_64__)  // the only CPUs the fast tiers are built for
         if constexpr (std::is_same_v<In, BFloat16>) {
+            if (tier == GemmTier::amx) return amx::gemm<Out>(problem, threads);
             if (tier == GemmTier::avx512_bf16) return avx512_bf16::gemm<Out>(problem, threads);
         }
-        if (tier == GemmTier::avx512 || tier == GemmTier::avx512_bf16) return avx512::gemm<In, Out>(problem, threads);
+        if (tier == GemmTier::avx512 || tier == GemmTier::avx512_bf16 || tier == GemmTier::amx) return avx512::gemm<In, Out>(problem, threads);
         if (tier == GemmTier::avx2) return avx2::gemm<In, Out>(problem, threads);
 #else
         (void)problem;

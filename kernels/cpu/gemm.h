@@ -18,11 +18,11 @@
 // gemm() picks, at run time, one of these implementations of the contract (a "tier"):
 //  * portable: gemm_reference, readable i-k-j loops; the one faster tiers are tested against
 //    (small products run gemm_small: the same loops over op(B) converted once, the same bits);
-//  * avx2, avx512, avx512_bf16: packed, cache-blocked, register-tiled kernels (gemm_fast.h),
+//  * avx2, avx512, avx512_bf16, amx: packed, cache-blocked, register-tiled kernels (gemm_fast.h),
 //    used when the CPU has the instructions (cpu_features(), which TINYAMP_CPU can cap) and the
 //    product is big enough to repay the packing.
 // Their results differ from the reference only in the last bits (order of the f32 additions, FMA,
-// and for avx512_bf16 the flushing of subnormals; see docs/kernels.md).
+// and for avx512_bf16 and amx the flushing of subnormals; see docs/kernels.md).
 
 #include <cstdint>
 
@@ -51,6 +51,7 @@ enum class GemmTier {
     avx2,         ///< AVX2 + FMA, 6 x 16 f32 tile; f16 widened with F16C, bf16 with a shift, while packing
     avx512,       ///< AVX-512F + FMA, 8 x 32 f32 tile; f16/bf16 widened while packing
     avx512_bf16,  ///< bf16 only: the 8 x 32 tile fed pairs of bf16 by vdpbf16ps (f32 and f16 run the avx512 tier)
+    amx,          ///< bf16 only: 32 x 32 of C in four AMX tiles, tdpbf16ps (f32 and f16 run the avx512 tier)
 };
 const char* gemm_tier_name(GemmTier tier);
 

@@ -110,34 +110,37 @@ void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t
     }
 }
 
-void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, std::uint32_t* dst)
+void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t units, std::int64_t width,
+                     std::uint32_t* dst)
 {
-    const std::int64_t units = (k + 1) / 2, panels = (rows + width - 1) / width, panel_size = units * width;
+    const std::int64_t whole = k / 2, panels = (rows + width - 1) / width, panel_size = units * width;
     auto pair = [](BFloat16 lo, BFloat16 hi) { return std::uint32_t(lo.bits) | std::uint32_t(hi.bits) << 16; };
     const BFloat16 zero = BFloat16::from_bits(0);
     if (!x.transposed) {
         // Row r of op(X) is contiguous: steps 2p and 2p + 1 sit side by side, and two adjacent bf16
         // read as one 32-bit word are already the pair (x86 is little-endian). So a panel's whole
         // pairs are the transpose of those words (panel_transpose.h); an odd k's last unit pairs
-        // the last step with a zero.
+        // the last step with a zero, and the units after it are zeros.
         const std::uint32_t* row_words[kMaxPanelWidth];
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t live = std::min(width, rows - q * width);
             const BFloat16* first_row = x.data + (row0 + q * width) * x.ld;
             for (std::int64_t r = 0; r < live; ++r) row_words[r] = reinterpret_cast<const std::uint32_t*>(first_row + r * x.ld);
             std::uint32_t* panel = dst + q * panel_size;
-            transpose_into_panel(row_words, live, k / 2, width, panel);
+            transpose_into_panel(row_words, live, whole, width, panel);
             if (k % 2) {
-                std::uint32_t* slot = panel + (units - 1) * width;
+                std::uint32_t* slot = panel + whole * width;
                 for (std::int64_t r = 0; r < live; ++r) slot[r] = pair(first_row[r * x.ld + k - 1], zero);
                 for (std::int64_t r = live; r < width; ++r) slot[r] = 0u;  // the last panel's missing rows
             }
+            const std::int64_t written = (k + 1) / 2;
+            std::fill(panel + written * width, panel + units * width, 0u);
         }
         return;
     }
     // Columns 2p and 2p + 1 of op(X) are contiguous: interleave a piece of them into each panel.
     for (std::int64_t p = 0; p < units; ++p) {
-        const BFloat16* even = x.data + 2 * p * x.ld + row0;
+        const BFloat16* even = 2 * p < k ? x.data + 2 * p * x.ld + row0 : nullptr;
         const BFloat16* odd = 2 * p + 1 < k ? x.data + (2 * p + 1) * x.ld + row0 : nullptr;
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t first = q * width, live = std::min(width, rows - first);
@@ -146,8 +149,41 @@ void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std
                 for (std::int64_t r = 0; r < kMaxPanelWidth; ++r) slot[r] = pair(even[first + r], odd[first + r]);
                 continue;
             }
+            if (!even) {  // a padding unit
+                std::fill(slot, slot + width, 0u);
+                continue;
+            }
             for (std::int64_t r = 0; r < live; ++r) slot[r] = pair(even[first + r], odd ? odd[first + r] : zero);
             std::fill(slot + live, slot + width, 0u);
+        }
+    }
+}
+
+void pack_bf16_tile_rows(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t units, std::int64_t width,
+                         std::uint32_t* dst)
+{
+    constexpr std::int64_t G = kTileRowUnits;
+    const std::int64_t panels = (rows + width - 1) / width, panel_size = units * width, whole = k / 2;
+    // Where unit p of row r of a panel goes (see gemm_blocked.h).
+    auto at = [&](std::int64_t r, std::int64_t p) { return (p / G) * width * G + r * G + p % G; };
+    for (std::int64_t q = 0; q < panels; ++q) {
+        const std::int64_t live = std::min(width, rows - q * width);
+        std::uint32_t* panel = dst + q * panel_size;
+        std::fill(panel, panel + panel_size, 0u);  // missing rows, an odd k's last high half, the padding
+        for (std::int64_t r = 0; r < live; ++r) {
+            const std::int64_t i = row0 + q * width + r;  // the row of op(X)
+            if (!x.transposed) {
+                // The row's whole pairs are contiguous words: copy them a tile row (16) at a time.
+                // memcpy, because a row of bf16 may start at any even address.
+                const BFloat16* row = x.data + i * x.ld;
+                for (std::int64_t p = 0; p < whole; p += G)
+                    std::memcpy(panel + at(r, p), row + 2 * p, std::size_t(std::min(G, whole - p)) * sizeof(std::uint32_t));
+                if (k % 2) panel[at(r, whole)] = row[k - 1].bits;  // paired with a zero high half
+                continue;
+            }
+            // op(X) transposed: step s of row i is x.data[s * ld + i], one element at a time.
+            for (std::int64_t s = 0; s < k; ++s)
+                panel[at(r, s / 2)] |= std::uint32_t(x.data[s * x.ld + i].bits) << (16 * (s % 2));
         }
     }
 }

@@ -51,9 +51,23 @@ constexpr std::int64_t kMaxPanelWidth = 32;  ///< the widest micro-panel of any 
 template <class In>
 void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, float* dst, float* scratch);
 
-/// The same for vdpbf16ps: unit p is the pair of steps (2p, 2p + 1) in one 32-bit slot, low half
-/// first; an odd k is padded with a zero.
-void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t width, std::uint32_t* dst);
+/// The same for vdpbf16ps and AMX's B tiles: unit p is the pair of steps (2p, 2p + 1) in one
+/// 32-bit slot, low half first (Intel calls this the VNNI layout). `units` units are written, at
+/// least (k + 1) / 2: the steps past k (an odd k's last one, a kernel's padding) are zeros.
+void pack_bf16_pairs(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t units, std::int64_t width,
+                     std::uint32_t* dst);
+
+/// Units in one row of an AMX tile: 64 bytes, 16 pairs of bf16.
+constexpr std::int64_t kTileRowUnits = 16;
+
+/// The same pairs laid out for AMX's A tiles, whose rows are 16 consecutive units of ONE row of
+/// op(A). A panel of `width` rows holds `units` units (a multiple of kTileRowUnits, zeros past k)
+/// in groups of 16: row r's units [16g, 16g + 16) at dst[g * width * 16 + r * 16 + 0..15]. So the
+/// 16 rows of one tile are 1 KiB in a row (tileloadd with a 64-byte stride), and group g of the
+/// panel starts at dst + 16g * width, where pack_bf16_pairs puts unit 16g: the kernel's offsets
+/// are the same for both layouts.
+void pack_bf16_tile_rows(View<BFloat16> x, std::int64_t row0, std::int64_t rows, std::int64_t k, std::int64_t units, std::int64_t width,
+                         std::uint32_t* dst);
 
 /// The bias values a block of C adds, widened to f32: per column (BiasAlong::rows) or per row
 /// (BiasAlong::columns); both null without a bias.
@@ -76,8 +90,25 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 // (MC a multiple of MR, NC of NR; KC counts packed units); and
 //   static void run(std::int64_t kc, const Packed* a, const Packed* b, float* c, std::int64_t ldc, bool first)
 // which sets the MR x NR tile c (row stride ldc) to (first ? 0 : c) + the sum over kc units of a x b.
+// An AMX kernel also provides (each optional, found with `requires`):
+//   KU                   kc is always a multiple of KU: the packing pads k with zero units (default 1)
+//   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
+//   begin_range()        called by each thread before its first run() of a product (tile setup),
+//   end_range()          and after its last one
 template <class Kernel>
 constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint32_t>;
+template <class Kernel>
+constexpr std::int64_t unit_step()
+{
+    if constexpr (requires { Kernel::KU; }) return Kernel::KU;
+    return 1;
+}
+template <class Kernel>
+constexpr bool a_in_tile_rows()
+{
+    if constexpr (requires { Kernel::a_in_tile_rows; }) return Kernel::a_in_tile_rows;
+    return false;
+}
 
 /// x rounded up to a multiple of `step` (whole tiles, whole cache lines).
 constexpr std::int64_t round_up(std::int64_t x, std::int64_t step) { return (x + step - 1) / step * step; }
@@ -115,7 +146,8 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     using K = Kernel;
     using P = typename K::Packed;
     static_assert(K::MR <= kMaxPanelWidth && K::NR <= kMaxPanelWidth, "pack_widened reads at most kMaxPanelWidth rows side by side");
-    const std::int64_t units = pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k;
+    static_assert(K::KC % unit_step<K>() == 0, "every k block but the last must be whole kernel steps");
+    const std::int64_t units = round_up(pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k, unit_step<K>());  // zero units pad the last step
     const std::int64_t values_per_unit = pairs_of_bf16<K> ? 2 : 1;
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
@@ -150,24 +182,34 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     // the kernel's A block (MC x KC) and B block (KC x NC) are each one contiguous run. (Whole-k
     // panels put the A micro-panels of one block a panel's size apart; at k = 2048 that is 64
     // KiB, the L2 cache's set period, and they evicted each other.)
-    auto pack = [&](const View<In>& x, std::int64_t row0, std::int64_t rows, std::int64_t width, std::int64_t buffer_rows, P* dst) {
+    // (The padded last block has fewer values than its units hold; it is never all padding,
+    // since the padding is less than one kernel step and KC is whole steps.)
+    auto pack = [&](const View<In>& x, bool is_a, std::int64_t row0, std::int64_t rows, std::int64_t width, std::int64_t buffer_rows,
+                    P* dst) {
         for (std::int64_t pc = 0; pc < units; pc += K::KC) {
-            const std::int64_t k0 = pc * values_per_unit, k_block = std::min(K::KC * values_per_unit, pr.k - k0);
+            const std::int64_t kc = std::min(K::KC, units - pc);
+            const std::int64_t k0 = pc * values_per_unit, k_block = std::min(kc * values_per_unit, pr.k - k0);
             const View<In> block{x.data + (x.transposed ? k0 * x.ld : k0), x.ld, x.transposed};  // columns [k0, k0 + k_block)
-            if constexpr (pairs_of_bf16<K>)
-                pack_bf16_pairs(block, row0, rows, k_block, width, dst + pc * buffer_rows);
-            else
+            if constexpr (pairs_of_bf16<K>) {
+                if (is_a && a_in_tile_rows<K>())
+                    pack_bf16_tile_rows(block, row0, rows, k_block, kc, width, dst + pc * buffer_rows);
+                else
+                    pack_bf16_pairs(block, row0, rows, k_block, kc, width, dst + pc * buffer_rows);
+            } else {
+                (void)is_a;
                 pack_widened<In>(block, row0, rows, k_block, width, dst + pc * buffer_rows, scratch);
+            }
         }
     };
-    if (pack_a_once) pack(op_a, i0, i1 - i0, K::MR, a_rows, a_pack);
+    if constexpr (requires { K::begin_range(); }) K::begin_range();
+    if (pack_a_once) pack(op_a, true, i0, i1 - i0, K::MR, a_rows, a_pack);
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
-        pack(op_b_t, jc, nc, K::NR, ld_sum, b_pack);
+        pack(op_b_t, false, jc, nc, K::NR, ld_sum, b_pack);
         for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
             const std::int64_t mc = std::min(K::MC, i1 - ic);
             const std::int64_t a_row0 = pack_a_once ? ic - i0 : 0;  // MC is a multiple of MR: whole panels
-            if (!pack_a_once) pack(op_a, ic, mc, K::MR, a_rows, a_pack);
+            if (!pack_a_once) pack(op_a, true, ic, mc, K::MR, a_rows, a_pack);
             if (units == 0) std::fill(sum, sum + sum_size, 0.0f);
             for (std::int64_t pc = 0; pc < units; pc += K::KC) {
                 const std::int64_t kc = std::min(K::KC, units - pc);
@@ -184,6 +226,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
                              scratch);
         }
     }
+    if constexpr (requires { K::end_range(); }) K::end_range();
     trim_thread_workspace();
 }
 

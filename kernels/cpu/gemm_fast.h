@@ -7,6 +7,7 @@
 //   gemm_avx2.cpp         6 x 16 tile of f32 in 12 ymm registers (AVX2 + FMA)
 //   gemm_avx512.cpp       8 x 32 tile of f32 in 16 zmm registers (AVX-512F + FMA)
 //   gemm_avx512_bf16.cpp  the same tile fed by vdpbf16ps, two bf16 products per lane and step
+//   gemm_amx.cpp          32 x 32 of C in four AMX tiles of 16 x 16 f32, fed by tdpbf16ps
 // Every function that uses vector instructions gets them from a target attribute, not a file-wide
 // -m flag, so no other code can pick up instructions the CPU may lack.
 
@@ -34,7 +35,8 @@ struct GemmProblem {
 
 /// Runs the product on `tier` (which the CPU must support: best_gemm_tier() at least as high).
 /// `threads`: 0 picks gemm_thread_count(m, n, k); 1, 2, ... force that many (tests use it).
-/// GemmTier::avx512_bf16 runs f32 and f16 inputs on the avx512 tier (it only adds a bf16 kernel).
+/// GemmTier::avx512_bf16 and GemmTier::amx run f32 and f16 inputs on the avx512 tier (they only
+/// add a bf16 kernel).
 template <class In, class Out>
 void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                   double alpha, const In* a, std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc,
@@ -53,5 +55,14 @@ namespace avx512_bf16 {
 template <class Out>
 void gemm(const GemmProblem<BFloat16, Out>& problem, int threads);
 }
+namespace amx {
+template <class Out>
+void gemm(const GemmProblem<BFloat16, Out>& problem, int threads);
+/// The amx tier's code (packing, blocking, kernel, epilogue) with each tile instruction carried
+/// out by EmulatedTiles (gemm_amx_tiles.h) instead of the CPU: runs on any CPU, a thousand times
+/// slower. The tests use it to check the tier on machines without AMX.
+template <class Out>
+void gemm_emulated(const GemmProblem<BFloat16, Out>& problem, int threads);
+}  // namespace amx
 
 }  // namespace tinyamp::kernels::cpu

@@ -70,7 +70,7 @@ TEST_CASE("cpu_features_str lists known features, or says portable")
     const std::string features = cpu_features_str();
     CAPTURE(features);
     REQUIRE(!features.empty());
-    const std::set<std::string> known = {"f16c", "avx2", "fma", "avx512f", "avx512bf16"};
+    const std::set<std::string> known = {"f16c", "avx2", "fma", "avx512f", "avx512bf16", "amx"};
     std::istringstream words(features);
     std::string word;
     int count = 0;

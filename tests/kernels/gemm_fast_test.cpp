@@ -1,13 +1,16 @@
-// Every fast GEMM tier this CPU has (gemm_fast.h), called by name whatever TINYAMP_CPU says,
-// against the reference GEMM on the same inputs: odd shapes around the tile sizes, every
-// transposition, padded leading dimensions, alpha/beta (beta == 0 over NaN garbage), the bias
-// epilogue both ways, f32/f16/bf16 inputs with their own or an f32 output, a randomized sweep with
-// a printed seed, one against two threads bit for bit, and what vdpbf16ps does to subnormals and
-// rounding. Tiers the CPU lacks are reported as skipped.
+// Every fast GEMM tier this CPU has (gemm_fast.h), called by name whatever TINYAMP_CPU says, and
+// the amx tier's code on emulated tiles (gemm_amx_tiles.h), which runs on any CPU, against the
+// reference GEMM on the same inputs: odd shapes around the tile sizes, every transposition, padded
+// leading dimensions, alpha/beta (beta == 0 over NaN garbage), the bias epilogue both ways,
+// f32/f16/bf16 inputs with their own or an f32 output, a randomized sweep with a printed seed, the
+// same bits as the reference on inputs whose sums are exact, one against two threads bit for bit,
+// and what vdpbf16ps and tdpbf16ps do to subnormals and rounding. Tiers the CPU lacks are reported
+// as skipped.
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cfenv>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -19,6 +22,7 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_amx_tiles.h"
 #include "kernels/cpu/gemm_blocked.h"
 #include "kernels/cpu/gemm_fast.h"
 #include "tests/support/gemm_matrices.h"
@@ -32,50 +36,88 @@ namespace cpu = kernels::cpu;
 
 namespace {
 
-constexpr std::array<GemmTier, 3> kFastTiers = {GemmTier::avx2, GemmTier::avx512, GemmTier::avx512_bf16};
+constexpr std::array<GemmTier, 4> kFastTiers = {GemmTier::avx2, GemmTier::avx512, GemmTier::avx512_bf16, GemmTier::amx};
 
-// Whether this CPU can run `tier` for In inputs (the avx512_bf16 tier only changes bf16).
+// Whether this CPU can run `tier` for In inputs (the avx512_bf16 and amx tiers only change bf16).
 template <class In>
 bool tier_available(GemmTier tier)
 {
     const GemmTier best = cpu::best_gemm_tier<In>(cpu::detect_cpu_features());
-    if (tier == GemmTier::avx512_bf16 && !std::is_same_v<In, BFloat16>) return false;  // the same as avx512 for f32/f16
+    const bool bf16_only = tier == GemmTier::avx512_bf16 || tier == GemmTier::amx;
+    if (bf16_only && !std::is_same_v<In, BFloat16>) return false;  // the same as avx512 for f32/f16
+    if (tier == GemmTier::avx512_bf16) return best >= tier && cpu::detect_cpu_features().avx512bf16;  // an AMX CPU may lack it
     return best >= tier;
 }
 
-// The tiers of `kFastTiers` this CPU has for In; the rest are reported once.
-template <class In>
-std::vector<GemmTier> available_tiers()
+// What a tier needs that the CPU may lack, for the skip message.
+std::string missing_feature(GemmTier tier)
 {
-    std::vector<GemmTier> tiers;
-    for (GemmTier tier : kFastTiers) {
-        if (tier_available<In>(tier))
-            tiers.push_back(tier);
-        else if (tier != GemmTier::avx512_bf16 || std::is_same_v<In, BFloat16>)
-            MESSAGE("skipped tier " << std::string(cpu::gemm_tier_name(tier)) << " for " << std::string(dtype_name(dtype_of<In>()))
-                                    << ": this CPU (" << cpu::detect_cpu_features().str() << ") lacks its instructions");
+    switch (tier) {
+        case GemmTier::avx2: return "AVX2 and FMA";
+        case GemmTier::avx512: return "AVX-512F/BW/VL";
+        case GemmTier::avx512_bf16: return "AVX-512 BF16";
+        case GemmTier::amx: return "AMX-BF16 (" + cpu::amx_unavailable_reason() + ")";
+        case GemmTier::portable: break;
     }
-    return tiers;
+    return "nothing";
 }
 
-// One problem on each of `tiers` against the reference (computed once), within what two correct
+// A GEMM implementation under test: a tier this CPU runs, or (bf16 only) the amx tier's code with
+// each tile instruction emulated in C++, which runs anywhere.
+struct Impl {
+    GemmTier tier;
+    bool emulated_tiles = false;
+    std::string name() const { return std::string(cpu::gemm_tier_name(tier)) + (emulated_tiles ? " (emulated tiles)" : ""); }
+
+    // Runs the product with gemm's arguments; `threads` as gemm_on_tier takes it (0: as the dispatcher picks).
+    template <class In, class Out>
+    void run(int threads, Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const In* a,
+             std::int64_t lda, const In* b, std::int64_t ldb, double beta, Out* c, std::int64_t ldc, cpu::GemmBias<Out> bias = {}) const
+    {
+        if (!emulated_tiles) return cpu::gemm_on_tier<In, Out>(tier, threads, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+        if constexpr (std::is_same_v<In, BFloat16>) {
+            const cpu::GemmProblem<In, Out> problem{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias};
+            cpu::amx::gemm_emulated<Out>(problem, threads == 0 ? cpu::gemm_thread_count(m, n, k) : threads);
+        } else {
+            FAIL("the emulated tiles take bf16 only");
+        }
+    }
+};
+
+// The implementations this CPU runs for In; the tiers it lacks are reported once.
+template <class In>
+std::vector<Impl> available_tiers()
+{
+    std::vector<Impl> impls;
+    for (GemmTier tier : kFastTiers) {
+        if (tier_available<In>(tier))
+            impls.push_back({tier});
+        else if ((tier != GemmTier::avx512_bf16 && tier != GemmTier::amx) || std::is_same_v<In, BFloat16>)
+            MESSAGE("skipped tier " << std::string(cpu::gemm_tier_name(tier)) << " for " << std::string(dtype_name(dtype_of<In>()))
+                                    << ": this CPU (" << cpu::detect_cpu_features().str() << ") lacks " << missing_feature(tier));
+    }
+    if (std::is_same_v<In, BFloat16>) impls.push_back({GemmTier::amx, true});
+    return impls;
+}
+
+// One problem on each of `impls` against the reference (computed once), within what two correct
 // GEMMs may differ by.
 template <class In, class Out>
-void check_tiers(const std::vector<GemmTier>& tiers, int threads, const test::GemmCase<In, Out>& g)
+void check_tiers(const std::vector<Impl>& impls, int threads, const test::GemmCase<In, Out>& g)
 {
     const auto reference = g.run([](auto... args) { cpu::gemm_reference<In, Out>(args...); });
-    for (GemmTier tier : tiers) {
-        INFO("tier " << std::string(cpu::gemm_tier_name(tier)) << ", threads " << threads);
-        const auto fast = g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); });
+    for (const Impl& impl : impls) {
+        INFO("tier " << impl.name() << ", threads " << threads);
+        const auto fast = g.run([&](auto... args) { impl.run<In, Out>(threads, args...); });
         test::check_gemm_result(g, fast, [&](std::int64_t i, std::int64_t j) { return reference.at(i, j); },
                                 test::ulps_between_two_gemms(dtype_of<Out>(), g.k), "reference");
     }
 }
 
 template <class In, class Out>
-void check_tier(GemmTier tier, int threads, const test::GemmCase<In, Out>& g)
+void check_tier(const Impl& impl, int threads, const test::GemmCase<In, Out>& g)
 {
-    check_tiers({tier}, threads, g);
+    check_tiers({impl}, threads, g);
 }
 
 // Shapes from {1, 7, 15, 16, 17, 63, 64, 65, 257}^3: a fixed sample of the 729 combinations
@@ -87,7 +129,7 @@ void check_odd_shapes()
     const std::array<std::int64_t, 9> sizes = {1, 7, 15, 16, 17, 63, 64, 65, 257};
     const std::array<std::array<double, 2>, 4> alpha_beta = {{{1.0, 0.0}, {0.5, -1.5}, {-2.0, 1.0}, {1.0, 0.0}}};
     const std::array<std::optional<BiasAlong>, 3> biases = {std::nullopt, BiasAlong::rows, BiasAlong::columns};
-    for (GemmTier tier : available_tiers<In>()) {
+    for (const Impl& tier : available_tiers<In>()) {
         std::uint64_t seed = 1000;
         int index = 0;
         for (std::int64_t m : sizes)
@@ -126,7 +168,7 @@ void check_random_sweep(int cases)
     CAPTURE(seed);
     std::mt19937_64 rng(seed);
     auto size = [&] { return std::int64_t(1 + rng() % 300); };
-    for (GemmTier tier : available_tiers<In>())
+    for (const Impl& tier : available_tiers<In>())
         for (int i = 0; i < cases; ++i) {
             const std::int64_t m = size(), n = size(), k = size();
             const Transpose ta = rng() % 2 ? Transpose::yes : Transpose::no, tb = rng() % 2 ? Transpose::yes : Transpose::no;
@@ -144,9 +186,9 @@ template <class In, class Out = In>
 void check_threads_bitwise(std::int64_t m, std::int64_t n, std::int64_t k, Transpose ta, Transpose tb)
 {
     const auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, 1.0, 0.5, BiasAlong::rows, 7, 5);
-    for (GemmTier tier : available_tiers<In>()) {
-        INFO(g.describe() << " tier " << std::string(cpu::gemm_tier_name(tier)));
-        const auto on = [&](int threads) { return g.run([&](auto... args) { cpu::gemm_on_tier<In, Out>(tier, threads, args...); }); };
+    for (const Impl& tier : available_tiers<In>()) {
+        INFO(g.describe() << " tier " << tier.name());
+        const auto on = [&](int threads) { return g.run([&](auto... args) { tier.run<In, Out>(threads, args...); }); };
         const auto one = on(1);
         for (int threads : {2, 3}) {
             const auto many = on(threads);
@@ -155,6 +197,44 @@ void check_threads_bitwise(std::int64_t m, std::int64_t n, std::int64_t k, Trans
         }
         check_tier(tier, 2, g);  // and the threaded result is right
     }
+}
+
+// Small integers: every product and every partial sum is an integer below 2^24, exact in f32
+// whatever the order of the additions, so each implementation must give the reference's bits.
+template <class In, class Out>
+test::GemmCase<In, Out> exact_case(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
+                                   std::optional<BiasAlong> bias, std::uint64_t seed)
+{
+    auto g = test::GemmCase<In, Out>::make(ta, tb, m, n, k, 1.0, beta, bias, seed, 3);
+    std::mt19937_64 rng(seed);
+    auto small_integer = [&] { return float(int(rng() % 9) - 4); };  // -4 .. 4
+    for (In& x : g.a.data) x = In(small_integer());
+    for (In& x : g.b.data) x = In(small_integer());
+    if (beta != 0.0)
+        for (Out& x : g.c.data) x = Out(small_integer());
+    for (Out& x : g.bias) x = Out(small_integer());
+    return g;
+}
+
+template <class In, class Out = In>
+void check_exact_bits()
+{
+    // Odd sizes around the tiles (8, 32, 16-pair steps), k across several blocks (512 values of
+    // bf16 per amx and avx512_bf16 block, 256 per f32 block): 16 * 1040 < 2^24, so still exact.
+    const std::array<std::array<std::int64_t, 3>, 6> shapes = {{{1, 1, 1}, {33, 31, 17}, {65, 97, 33}, {40, 70, 1040}, {129, 33, 515}, {7, 300, 64}}};
+    std::uint64_t seed = 500;
+    for (const Impl& impl : available_tiers<In>())
+        for (const auto& [m, n, k] : shapes)
+            for (Transpose ta : {Transpose::no, Transpose::yes})
+                for (Transpose tb : {Transpose::no, Transpose::yes}) {
+                    ++seed;
+                    const auto g = exact_case<In, Out>(ta, tb, m, n, k, seed % 2 ? 1.0 : 0.0, seed % 3 ? std::optional(BiasAlong::rows) : std::nullopt,
+                                                       seed);
+                    INFO(g.describe() << " tier " << impl.name());
+                    const auto reference = g.run([](auto... args) { cpu::gemm_reference<In, Out>(args...); });
+                    const auto fast = g.run([&](auto... args) { impl.run<In, Out>(int(seed % 3), args...); });
+                    CHECK(std::memcmp(fast.data.data(), reference.data.data(), fast.data.size() * sizeof(Out)) == 0);
+                }
 }
 
 }  // namespace
@@ -201,13 +281,13 @@ TEST_CASE("every fast gemm tier matches the reference across several blocks of k
 
 TEST_CASE("a thread keeps its gemm workspace between products, but not a huge one")
 {
-    const std::vector<GemmTier> tiers = available_tiers<float>();
+    const std::vector<Impl> tiers = available_tiers<float>();
     if (tiers.empty()) return;  // available_tiers said why
-    const GemmTier tier = tiers.back();
+    const Impl tier = tiers.back();
     auto product = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
         const std::vector<float> a(std::size_t(m * k), 1.0f), b(std::size_t(k * n), 1.0f);
         std::vector<float> c(std::size_t(m * n), -1.0f);
-        cpu::gemm_on_tier<float, float>(tier, 1, Transpose::no, Transpose::no, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0, c.data(), n);
+        tier.run<float, float>(1, Transpose::no, Transpose::no, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0, c.data(), n);
         for (float value : c) REQUIRE(value == float(k));  // a sum of k ones, exact in f32
     };
     product(64, 300, 64);
@@ -237,11 +317,10 @@ TEST_CASE("every fast gemm tier accumulates f16 and bf16 in f32 and rounds once,
     // k ones times k ones is k: summed in f16 the total would stick at 2048, in bf16 at 256.
     const std::int64_t k = 4096;
     const std::vector<Half> ones_h(std::size_t(k), Half(1.0f));
-    for (GemmTier tier : available_tiers<Half>()) {
+    for (const Impl& tier : available_tiers<Half>()) {
         Half out(0.0f);
-        cpu::gemm_on_tier<Half, Half>(tier, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_h.data(), k, ones_h.data(), 1, 0.0, &out,
-                                      1);
-        CHECK_MESSAGE(float(out) == 4096.0f, std::string(cpu::gemm_tier_name(tier)));
+        tier.run<Half, Half>(1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_h.data(), k, ones_h.data(), 1, 0.0, &out, 1);
+        CHECK_MESSAGE(float(out) == 4096.0f, tier.name());
     }
     const std::vector<BFloat16> ones_b(std::size_t(k), BFloat16(1.0f));
     // bf16 keeps 8 significant bits. 1 + 2^-8 is halfway between 1 and 1 + 2^-7: rounded to bf16
@@ -249,49 +328,132 @@ TEST_CASE("every fast gemm tier accumulates f16 and bf16 in f32 and rounds once,
     // exactly 1 + 2^-7.
     const std::vector<BFloat16> a = {BFloat16(1.0f), BFloat16(0x1p-8f)}, b = {BFloat16(1.0f), BFloat16(1.0f)};
     const BFloat16 bias(0x1p-8f);
-    for (GemmTier tier : available_tiers<BFloat16>()) {
+    for (const Impl& tier : available_tiers<BFloat16>()) {
         BFloat16 out(0.0f);
-        cpu::gemm_on_tier<BFloat16, BFloat16>(tier, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_b.data(), k, ones_b.data(), 1, 0.0,
-                                              &out, 1);
-        CHECK_MESSAGE(float(out) == 4096.0f, std::string(cpu::gemm_tier_name(tier)));
-        cpu::gemm_on_tier<BFloat16, BFloat16>(tier, 1, Transpose::no, Transpose::no, 1, 1, 2, 1.0, a.data(), 2, b.data(), 1, 0.0, &out, 1,
-                                              {&bias, BiasAlong::rows});
-        CHECK_MESSAGE(float(out) == 1.0f + 0x1p-7f, std::string(cpu::gemm_tier_name(tier)));
+        tier.run<BFloat16, BFloat16>(1, Transpose::no, Transpose::no, 1, 1, k, 1.0, ones_b.data(), k, ones_b.data(), 1, 0.0, &out, 1);
+        CHECK_MESSAGE(float(out) == 4096.0f, tier.name());
+        tier.run<BFloat16, BFloat16>(1, Transpose::no, Transpose::no, 1, 1, 2, 1.0, a.data(), 2, b.data(), 1, 0.0, &out, 1,
+                                     {&bias, BiasAlong::rows});
+        CHECK_MESSAGE(float(out) == 1.0f + 0x1p-7f, tier.name());
     }
 }
 
-TEST_CASE("vdpbf16ps reads subnormal bf16 as zero, flushes subnormal results and rounds to nearest even whatever MXCSR says")
+TEST_CASE("vdpbf16ps and tdpbf16ps read subnormal bf16 as zero, flush subnormal results and round to nearest even whatever MXCSR says")
 {
-    if (!tier_available<BFloat16>(GemmTier::avx512_bf16)) {
-        MESSAGE("skipped: no AVX-512 BF16 on this CPU (" << cpu::detect_cpu_features().str() << ")");
+    std::vector<Impl> flushing;  // the implementations whose bf16 instruction flushes: avx512_bf16 and amx, real or emulated
+    for (const Impl& impl : available_tiers<BFloat16>())
+        if (impl.tier == GemmTier::avx512_bf16 || impl.tier == GemmTier::amx) flushing.push_back(impl);
+    for (const Impl& impl : flushing) {
+        INFO("tier " << impl.name());
+        // An f32 output shows the raw f32 sums: no rounding into bf16 hides anything.
+        auto both = [&](std::vector<BFloat16> a, std::vector<BFloat16> b) {
+            const std::int64_t k = std::int64_t(a.size());
+            float fast = 1.0f, reference = 1.0f;
+            impl.run<BFloat16, float>(1, Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1, 0.0, &fast, 1);
+            cpu::gemm_reference<BFloat16, float>(Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1, 0.0, &reference, 1);
+            return std::pair<float, float>(fast, reference);
+        };
+        const auto [denormal_fast, denormal_reference] = both({BFloat16::from_bits(0x0001)}, {BFloat16(1.0f)});  // 2^-133 * 1
+        CHECK(denormal_reference == 0x1p-133f);
+        CHECK(denormal_fast == 0.0f);  // DAZ: the subnormal input counts as zero
+        const auto [product_fast, product_reference] = both({BFloat16(0x1p-64f)}, {BFloat16(0x1p-64f)});  // 2^-128: a subnormal f32
+        CHECK(product_reference == 0x1p-128f);
+        CHECK(product_fast == 0.0f);  // FTZ: the subnormal result is flushed
+        const auto [normal_fast, normal_reference] = both({BFloat16(0x1p-63f)}, {BFloat16(0x1p-63f)});  // 2^-126: the smallest normal
+        CHECK(normal_fast == normal_reference);
+
+        // 1 * 1 + 2^-15 * 2^-15 = 1 + 2^-30: below half an f32 ulp of 1 (2^-24), so to nearest it is
+        // 1. Rounding upward (MXCSR.RC, set by fesetround) makes the reference's f32 addition give
+        // the next float, 1 + 2^-23; the bf16 instructions ignore MXCSR and still round to nearest.
+        const std::vector<BFloat16> a = {BFloat16(1.0f), BFloat16(0x1p-15f)};
+        const int previous = std::fegetround();
+        REQUIRE(std::fesetround(FE_UPWARD) == 0);
+        const auto [upward_fast, upward_reference] = both(a, a);
+        std::fesetround(previous);
+        CHECK(upward_reference == 1.0f + 0x1p-23f);  // the rounding mode was in effect
+        CHECK(upward_fast == 1.0f);
+    }
+}
+
+TEST_CASE("every fast gemm tier gives the reference's bits when every product and sum is exact")
+{
+    SUBCASE("f32") { check_exact_bits<float>(); }
+    SUBCASE("f16") { check_exact_bits<Half>(); }
+    SUBCASE("bf16") { check_exact_bits<BFloat16>(); }
+    SUBCASE("bf16 -> f32") { check_exact_bits<BFloat16, float>(); }
+}
+
+TEST_CASE("pack_bf16_tile_rows lays out op(A) as AMX tile rows: 16 pairs of one row, zeros past k and past the rows")
+{
+    // op(A) is 3 x 5: element (i, s) = 10 i + s + 1, stored as is and transposed.
+    std::vector<BFloat16> stored(3 * 5), transposed(5 * 3);
+    for (int i = 0; i < 3; ++i)
+        for (int s = 0; s < 5; ++s) {
+            stored[std::size_t(i * 5 + s)] = BFloat16(float(10 * i + s + 1));
+            transposed[std::size_t(s * 3 + i)] = BFloat16(float(10 * i + s + 1));
+        }
+    auto pair = [](float lo, float hi) { return std::uint32_t(BFloat16(lo).bits) | std::uint32_t(BFloat16(hi).bits) << 16; };
+    const std::int64_t width = 4, units = 32;  // 2 groups of 16 pairs, rows padded to 4
+    for (bool is_transposed : {false, true}) {
+        INFO("transposed " << is_transposed);
+        std::vector<std::uint32_t> panel(std::size_t(width * units), 0xDEADBEEFu);
+        const cpu::blocked::View<BFloat16> view{is_transposed ? transposed.data() : stored.data(), is_transposed ? 3 : 5, is_transposed};
+        cpu::blocked::pack_bf16_tile_rows(view, 0, 3, 5, units, width, panel.data());
+        auto at = [&](std::int64_t r, std::int64_t p) { return panel[std::size_t((p / 16) * width * 16 + r * 16 + p % 16)]; };
+        for (int r = 0; r < 3; ++r) {
+            const float base = float(10 * r + 1);
+            CHECK(at(r, 0) == pair(base, base + 1));
+            CHECK(at(r, 1) == pair(base + 2, base + 3));
+            CHECK(at(r, 2) == pair(base + 4, 0.0f));  // k = 5: the last step pairs with a zero
+            for (std::int64_t p = 3; p < units; ++p) CHECK(at(r, p) == 0u);
+        }
+        for (std::int64_t p = 0; p < units; ++p) CHECK(at(3, p) == 0u);  // the missing fourth row
+        // Tile row r of group 0 is 64 contiguous bytes: row 1's pairs follow row 0's 16.
+        CHECK(panel[16] == pair(11.0f, 12.0f));
+    }
+}
+
+TEST_CASE("the emulated tiles do what tdpbf16ps does, and refuse what the CPU would fault on")
+{
+    using Tiles = cpu::amx::EmulatedTiles;
+    CHECK_THROWS_WITH_AS(Tiles::zero<0>(), doctest::Contains("before ldtilecfg"), std::logic_error);
+    cpu::amx::TileConfig config;
+    for (int t = 0; t < 3; ++t) config.rows[t] = 2;  // C 2 x 2 f32, A 2 rows x 1 pair, B 1 row x 2 pairs
+    config.bytes_per_row[0] = 8;
+    config.bytes_per_row[1] = 4;
+    config.bytes_per_row[2] = 8;
+    config.rows[2] = 1;
+    Tiles::configure(config);
+    // A = [[1, 2], [3, 4]] (each row one pair), B = [[5, 6], [7, 8]] in pairs (B[0][n], B[1][n]).
+    const std::array<BFloat16, 4> a = {BFloat16(1.0f), BFloat16(2.0f), BFloat16(3.0f), BFloat16(4.0f)};
+    const std::array<BFloat16, 4> b = {BFloat16(5.0f), BFloat16(7.0f), BFloat16(6.0f), BFloat16(8.0f)};
+    std::array<float, 4> c = {100.0f, 200.0f, 300.0f, 400.0f};
+    Tiles::load<0>(c.data(), 8);
+    Tiles::load<1>(a.data(), 4);
+    Tiles::load<2>(b.data(), 8);
+    Tiles::dpbf16ps<0, 1, 2>();
+    Tiles::store<0>(c.data(), 8);
+    CHECK(c == std::array<float, 4>{100.0f + 19.0f, 200.0f + 22.0f, 300.0f + 43.0f, 400.0f + 50.0f});  // C + A B
+    config.rows[2] = 2;  // B now has 2 rows of pairs where A has 1 pair a row: the shapes do not fit
+    Tiles::configure(config);
+    CHECK_THROWS_WITH_AS((Tiles::dpbf16ps<0, 1, 2>()), doctest::Contains("shapes do not fit"), std::logic_error);
+    Tiles::release();
+    CHECK_THROWS_AS(Tiles::load<0>(c.data(), 8), std::logic_error);
+}
+
+TEST_CASE("on a CPU with AMX, the hardware tiles and their emulation agree")
+{
+    if (!cpu::detect_cpu_features().amx_bf16) {
+        MESSAGE("skipped: no AMX on this CPU (" << cpu::amx_unavailable_reason() << ")");
         return;
     }
-    // An f32 output shows the raw f32 sums: no rounding into bf16 hides anything.
-    auto both = [](std::vector<BFloat16> a, std::vector<BFloat16> b) {
-        const std::int64_t k = std::int64_t(a.size());
-        float fast = 1.0f, reference = 1.0f;
-        cpu::gemm_on_tier<BFloat16, float>(GemmTier::avx512_bf16, 1, Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1,
-                                           0.0, &fast, 1);
-        cpu::gemm_reference<BFloat16, float>(Transpose::no, Transpose::no, 1, 1, k, 1.0, a.data(), k, b.data(), 1, 0.0, &reference, 1);
-        return std::pair<float, float>(fast, reference);
-    };
-    const auto [denormal_fast, denormal_reference] = both({BFloat16::from_bits(0x0001)}, {BFloat16(1.0f)});  // 2^-133 * 1
-    CHECK(denormal_reference == 0x1p-133f);
-    CHECK(denormal_fast == 0.0f);  // DAZ: the subnormal input counts as zero
-    const auto [product_fast, product_reference] = both({BFloat16(0x1p-64f)}, {BFloat16(0x1p-64f)});  // 2^-128: a subnormal f32
-    CHECK(product_reference == 0x1p-128f);
-    CHECK(product_fast == 0.0f);  // FTZ: the subnormal result is flushed
-    const auto [normal_fast, normal_reference] = both({BFloat16(0x1p-63f)}, {BFloat16(0x1p-63f)});  // 2^-126: the smallest normal
-    CHECK(normal_fast == normal_reference);
-
-    // 1 * 1 + 2^-15 * 2^-15 = 1 + 2^-30: below half an f32 ulp of 1 (2^-24), so to nearest it is 1.
-    // Rounding upward (MXCSR.RC, set by fesetround) makes the reference's f32 addition give the
-    // next float, 1 + 2^-23; vdpbf16ps ignores MXCSR and still rounds to nearest.
-    const std::vector<BFloat16> a = {BFloat16(1.0f), BFloat16(0x1p-15f)};
-    const int previous = std::fegetround();
-    REQUIRE(std::fesetround(FE_UPWARD) == 0);
-    const auto [upward_fast, upward_reference] = both(a, a);
-    std::fesetround(previous);
-    CHECK(upward_reference == 1.0f + 0x1p-23f);  // the rounding mode was in effect
-    CHECK(upward_fast == 1.0f);
+    // Within what two correct GEMMs may differ by; the bits too, if the emulation sums in the
+    // hardware's order (the Intel SDM's pseudo-code), which this reports.
+    const auto g = test::GemmCase<BFloat16, float>::make(Transpose::no, Transpose::yes, 77, 150, 700, 1.0, 0.0, std::nullopt, 77, 3);
+    const auto hardware = g.run([](auto... args) { Impl{GemmTier::amx}.run<BFloat16, float>(1, args...); });
+    const auto emulated = g.run([](auto... args) { Impl{GemmTier::amx, true}.run<BFloat16, float>(1, args...); });
+    test::check_gemm_result(g, hardware, [&](std::int64_t i, std::int64_t j) { return emulated.at(i, j); },
+                            test::ulps_between_two_gemms(DType::f32, g.k), "emulated tiles");
+    const bool same_bits = std::memcmp(hardware.data.data(), emulated.data.data(), hardware.data.size() * sizeof(float)) == 0;
+    MESSAGE("AMX hardware and emulation give " << (same_bits ? "the same bits" : "different last bits (another summation order)"));
 }

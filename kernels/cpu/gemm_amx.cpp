@@ -1,0 +1,119 @@
+// The amx tier (gemm_fast.h), for bf16 inputs only: the blocked GEMM of gemm_blocked.h around a
+// micro-kernel that keeps a 32 x 32 block of C in four AMX tiles and feeds them with tdpbf16ps
+// (gemm_amx_tiles.h explains the instructions):
+//
+//            B0 (tmm6)   B1 (tmm7)        each k step is 16 pairs (32 values of k):
+//   A0 (tmm4)  C00 (tmm0)  C01 (tmm1)       4 tile loads (4 KiB) and 4 tdpbf16ps
+//   A1 (tmm5)  C10 (tmm2)  C11 (tmm3)       (32768 multiply-adds)
+//
+// op(B) is packed in pairs as for vdpbf16ps (gemm_blocked.h, pack_bf16_pairs): a row of a B tile
+// is 16 columns' pairs of one k step, and the 32-column panel puts the rows 128 bytes apart. op(A)
+// is packed in tile rows (pack_bf16_tile_rows): a tile's 16 rows of 16 pairs are 1 KiB in a row.
+// k is padded with zeros to whole steps of 16 pairs, which add nothing.
+//
+// The tiles are configured at the start of each thread's part of a product and released at its
+// end, not once for the thread's life: another library in the same thread (oneDNN, PyTorch) may
+// configure other shapes between two products, and a released unit lets the core save power and
+// makes context switches cheaper.
+//
+// MC, NC and KC are first choices, not yet tuned on an AMX CPU (see docs/kernels.md): one B
+// micro-panel (256 pairs x 32 columns, 32 KiB) stays in L1 while the A micro-panels stream past.
+//
+// The numbers are those of vdpbf16ps (gemm_avx512_bf16.cpp): products of bf16 are exact in f32,
+// subnormal inputs and results are flushed, sums round to nearest even whatever MXCSR says.
+#include "kernels/cpu/gemm_amx_tiles.h"
+#include "kernels/cpu/gemm_blocked.h"
+
+namespace tinyamp::kernels::cpu::amx {
+#if defined(__x86_64__)  // elsewhere gemm_on_tier() never calls a tier
+namespace {
+
+/// Every tile is 16 rows of 64 bytes: C tiles 16 x 16 f32, A and B tiles 16 rows of 16 pairs.
+TileConfig full_tiles()
+{
+    TileConfig config;
+    for (int t = 0; t < 8; ++t) {
+        config.rows[t] = 16;
+        config.bytes_per_row[t] = 64;
+    }
+    return config;
+}
+
+template <class Tiles>
+struct Kernel {
+    using Packed = std::uint32_t;  // a pair of bf16
+    static constexpr std::int64_t MR = 32;
+    static constexpr std::int64_t NR = 32;
+    static constexpr std::int64_t KU = blocked::kTileRowUnits;  // pairs per k step
+    static constexpr std::int64_t MC = 128;
+    static constexpr std::int64_t NC = 256;
+    static constexpr std::int64_t KC = 256;  // pairs per block: 512 values of k
+    static constexpr bool a_in_tile_rows = true;
+
+    static void begin_range()
+    {
+        static const TileConfig config = full_tiles();
+        Tiles::configure(config);
+    }
+    static void end_range() { Tiles::release(); }
+
+    static void run(std::int64_t kc, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc, bool first)
+    {
+        constexpr std::int64_t kTileRowBytes = 64;
+        const std::int64_t c_stride = ldc * std::int64_t(sizeof(float));
+        float* const c00 = c;
+        float* const c01 = c + 16;
+        float* const c10 = c + 16 * ldc;
+        float* const c11 = c + 16 * ldc + 16;
+        if (first) {
+            Tiles::template zero<0>();
+            Tiles::template zero<1>();
+            Tiles::template zero<2>();
+            Tiles::template zero<3>();
+        } else {
+            Tiles::template load<0>(c00, c_stride);
+            Tiles::template load<1>(c01, c_stride);
+            Tiles::template load<2>(c10, c_stride);
+            Tiles::template load<3>(c11, c_stride);
+        }
+        for (std::int64_t p = 0; p < kc; p += KU) {
+            const std::uint32_t* a_step = a + p * MR;  // rows 0-15 (1 KiB), then rows 16-31
+            const std::uint32_t* b_step = b + p * NR;  // 16 rows of 32 columns' pairs
+            Tiles::template load<4>(a_step, kTileRowBytes);
+            Tiles::template load<5>(a_step + 16 * KU, kTileRowBytes);
+            Tiles::template load<6>(b_step, NR * std::int64_t(sizeof(std::uint32_t)));
+            Tiles::template load<7>(b_step + 16, NR * std::int64_t(sizeof(std::uint32_t)));
+            Tiles::template dpbf16ps<0, 4, 6>();
+            Tiles::template dpbf16ps<1, 4, 7>();
+            Tiles::template dpbf16ps<2, 5, 6>();
+            Tiles::template dpbf16ps<3, 5, 7>();
+        }
+        Tiles::template store<0>(c00, c_stride);
+        Tiles::template store<1>(c01, c_stride);
+        Tiles::template store<2>(c10, c_stride);
+        Tiles::template store<3>(c11, c_stride);
+    }
+};
+
+}  // namespace
+
+template <class Out>
+void gemm(const GemmProblem<BFloat16, Out>& problem, int threads)
+{
+    blocked::gemm<Kernel<HardwareTiles>>(problem, threads);
+}
+
+template <class Out>
+void gemm_emulated(const GemmProblem<BFloat16, Out>& problem, int threads)
+{
+    blocked::gemm<Kernel<EmulatedTiles>>(problem, threads);
+}
+
+template void gemm<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm<float>(const GemmProblem<BFloat16, float>&, int);
+template void gemm_emulated<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm_emulated<float>(const GemmProblem<BFloat16, float>&, int);
+
+#endif
+
+}  // namespace tinyamp::kernels::cpu::amx
