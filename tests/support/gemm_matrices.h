@@ -59,6 +59,9 @@ struct GemmCase {
     Stored<In> a, b;  ///< the buffers as stored (op(A) or its transpose)
     Stored<Out> c;    ///< C before the call
     std::vector<Out> bias;
+    /// exact() for every element of C, computed at its first call: each check of a tier against
+    /// the reference reads it, and its O(m n k) loop dominated the sanitizer builds' GEMM tests.
+    mutable std::vector<std::pair<double, double>> exact_values;
 
     static GemmCase make(Transpose ta, Transpose tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, double beta,
                          std::optional<kernels::cpu::BiasAlong> bias_along, std::uint64_t seed, std::int64_t gap)
@@ -66,7 +69,7 @@ struct GemmCase {
         Generator gen(seed);
         const bool a_t = ta == Transpose::yes, b_t = tb == Transpose::yes;
         GemmCase g{ta, tb, m, n, k, alpha, beta, bias_along, seed, random_matrix<In>(a_t ? k : m, a_t ? m : k, gen, gap),
-                   random_matrix<In>(b_t ? n : k, b_t ? k : n, gen, gap), random_matrix<Out>(m, n, gen, gap), {}};
+                   random_matrix<In>(b_t ? n : k, b_t ? k : n, gen, gap), random_matrix<Out>(m, n, gen, gap), {}, {}};
         if (beta == 0.0)
             for (std::int64_t i = 0; i < m; ++i)
                 for (std::int64_t j = 0; j < n; ++j) g.c.data[std::size_t(i * g.c.ld + j)] = Out(std::numeric_limits<float>::quiet_NaN());
@@ -101,6 +104,16 @@ struct GemmCase {
     /// The exact result of element (i, j) in f64, and the scale its rounding errors are relative
     /// to: |alpha| sum |a||b| + |beta c| + |bias|.
     std::pair<double, double> exact(std::int64_t i, std::int64_t j) const
+    {
+        if (exact_values.size() != std::size_t(m * n)) {
+            exact_values.resize(std::size_t(m * n));
+            for (std::int64_t r = 0; r < m; ++r)
+                for (std::int64_t col = 0; col < n; ++col) exact_values[std::size_t(r * n + col)] = compute_exact(r, col);
+        }
+        return exact_values[std::size_t(i * n + j)];
+    }
+
+    std::pair<double, double> compute_exact(std::int64_t i, std::int64_t j) const
     {
         double sum = 0, magnitude = 0;
         for (std::int64_t p = 0; p < k; ++p) {
