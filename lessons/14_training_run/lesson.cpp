@@ -161,16 +161,23 @@ void run(lesson::Lesson& L)
           "the layers whose gradients are smallest (lesson 11).");
 
     L.step("Time per epoch");
-    L.say("This CPU: " + cpu_features_str() + ". Timings on a shared 2-core machine are noisy: read them as rough.");
+    const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
+    L.say("This CPU: " + hw.cpu_name + " (GEMM tiers: f32 " + hw.f32_tier + ", bf16 " + hw.bf16_tier +
+          "). Timings on a shared 2-core machine are noisy: read\nthem as rough.");
     for (const ModeRun& r : runs)
         std::printf("   %-14s median %.4f s per epoch (%.2fx f32)\n", train::mode_name(r.mode), median_seconds(r),
                     median_seconds(r) / median_seconds(f32_run));
-    const bool has_bf16 = cpu_features_str().find("avx512bf16") != std::string::npos;
-    L.say(std::string(has_bf16 ? "This CPU has avx512bf16: bf16 products run on vdpbf16ps, twice the multiply-adds of an f32 FMA.\n"
-                               : "This CPU has no avx512bf16: bf16 is widened to f32 for the products, which costs time.\n") +
-          "tinyamp's CPU kernels have no f16 arithmetic (few CPUs do), so f16 is converted to f32 and back\n"
-          "around every op, and the GradScaler adds a pass over the gradients. On a GPU with Tensor Cores f16\n"
-          "and bf16 both beat f32 (lesson 16). A model this small is dominated by overheads (lesson 15).");
+    // What the hardware should give (lesson 1 states it and checks it on a large product); the
+    // epochs' times are printed, not checked.
+    std::string why = "Here bf16 products are multiplied by " + hw.bf16_instruction + ": lesson 1 expects large bf16 products to be " +
+                      backends::cpu::bf16_speed_name(hw.bf16_speed) + " than f32's";
+    why += hw.bf16_speed == backends::cpu::Bf16Speed::not_faster
+               ? ", so bf16 autocast can only add time here: its casts."
+               : ". This model's products are small (a batch of 64 through 64-256-256-10), so the casts and each op's fixed costs "
+                 "take much of what the faster products save.";
+    L.say(lesson::wrap(why + " tinyamp's CPU kernels have no f16 arithmetic (few CPUs do), so f16 is converted to f32 and back "
+                             "around every op, and the GradScaler adds a pass over the gradients. On a GPU with Tensor Cores f16 and "
+                             "bf16 both beat f32 (lesson 16). A model this small is dominated by overheads (lesson 15)."));
 
     L.step("Memory: where autocast's bytes go");
     L.expect("The f32 weights stay (they are the master weights the optimizer updates), and so do their f32\n"

@@ -1,6 +1,7 @@
 #include "lessons/support/index_page.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -30,13 +31,39 @@ void copy_readme(const std::string& folder, const fs::path& destination)
 #endif
 }
 
+// The machine as a list for the page.
+void write_machine(std::ostringstream& page, const Machine& m)
+{
+    page << "<ul class=\"machine\">\n<li><b>CPU:</b> " << escape_xml(m.cpu) << "</li>\n<li><b>Features in use:</b> "
+         << escape_xml(m.features)
+         << (m.tinyamp_cpu.empty() ? std::string(" (TINYAMP_CPU unset)") : " (capped by TINYAMP_CPU=" + escape_xml(m.tinyamp_cpu) + ")")
+         << "</li>\n<li><b>GEMM tiers:</b> " << escape_xml(m.tiers) << "</li>\n<li><b>bf16 products:</b> " << escape_xml(m.bf16)
+         << "</li>\n</ul>\n";
+}
+
 }  // namespace
+
+Machine this_machine()
+{
+    const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
+    const char* setting = std::getenv("TINYAMP_CPU");
+    Machine m;
+    m.cpu = hw.cpu_name;
+    m.features = hw.features;
+    m.tinyamp_cpu = setting ? setting : "";
+    m.tiers = "f32 " + hw.f32_tier + ", bf16 " + hw.bf16_tier;
+    m.bf16 = std::string(backends::cpu::bf16_speed_name(hw.bf16_speed)) + " than f32 (tier " + hw.bf16_tier + ": " +
+             hw.bf16_instruction + ")";
+    return m;
+}
 
 void save_result(const LessonResult& r, const fs::path& out)
 {
     std::ostringstream text;
     text << "number\t" << r.number << "\ntitle\t" << clean(r.title) << "\nteaches\t" << clean(r.teaches) << "\nstatus\t"
-         << r.status << "\nchecks\t" << r.checks << "\nfailures\t" << r.failures << "\nnote\t" << clean(r.note) << '\n';
+         << r.status << "\nchecks\t" << r.checks << "\nfailures\t" << r.failures << "\nnote\t" << clean(r.note) << "\ncpu\t"
+         << clean(r.machine.cpu) << "\nfeatures\t" << clean(r.machine.features) << "\ntinyamp_cpu\t" << clean(r.machine.tinyamp_cpu)
+         << "\ntiers\t" << clean(r.machine.tiers) << "\nbf16\t" << clean(r.machine.bf16) << '\n';
     for (const std::string& line : r.key_results) text << "key\t" << clean(line) << '\n';
     for (const Picture& p : r.pictures) text << "picture\t" << clean(p.file) << '\t' << clean(p.caption) << '\n';
     io::write_file_atomically((out / r.folder / "result.txt").string(), text.str());
@@ -68,6 +95,11 @@ std::vector<LessonResult> load_results(const fs::path& out)
                 else if (key == "key") r.key_results.push_back(value);
                 else if (key == "title") r.title = value;
                 else if (key == "teaches") r.teaches = value;
+                else if (key == "cpu") r.machine.cpu = value;
+                else if (key == "features") r.machine.features = value;
+                else if (key == "tinyamp_cpu") r.machine.tinyamp_cpu = value;
+                else if (key == "tiers") r.machine.tiers = value;
+                else if (key == "bf16") r.machine.bf16 = value;
                 else if (key == "picture") {
                     const std::size_t second = value.find('\t');
                     r.pictures.push_back({value.substr(0, second), second == std::string::npos ? "" : value.substr(second + 1)});
@@ -94,6 +126,11 @@ fs::path write_index(const fs::path& out)
             "figcaption{font-size:.9em;color:#555}</style></head><body>\n"
          << "<h1>tinyamp: the lessons</h1>\n<p>Each lesson said what to expect, showed it, and checked it. "
             "Run one again with <code>tinyamp-tour --lesson N</code>.</p>\n";
+    // The machine: what the speed claims (lessons 1, 14, 15) were made for.
+    const Machine machine = this_machine();
+    page << "<h2 id=\"machine\">The machine</h2>\n<p>What this run's matrix products used (<code>tinyamp-tour --cpu</code> "
+            "prints it; <code>TINYAMP_CPU</code> caps it). Lesson 1 says why bf16 is, or is not, faster here.</p>\n";
+    write_machine(page, machine);
     for (const LessonResult& r : load_results(out)) {
         page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
              << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
@@ -105,6 +142,10 @@ fs::path write_index(const fs::path& out)
                  << "</pre></details>\n";
         }
         if (!r.note.empty()) page << "<p><i>" << escape_xml(r.note) << "</i></p>\n";
+        if (!r.machine.cpu.empty() && !(r.machine == machine)) {
+            page << "<p><i>This lesson ran on another machine, or with another TINYAMP_CPU, than the one above:</i></p>\n";
+            write_machine(page, r.machine);
+        }
         page << "<ul>\n";
         for (const std::string& line : r.key_results) page << "<li>" << escape_xml(line) << "</li>\n";
         page << "</ul>\n";

@@ -123,6 +123,36 @@ std::string fmt(double value)
     return buffer;
 }
 
+std::string wrap(std::string_view text, std::size_t width)
+{
+    std::string out;
+    std::size_t line = 0;  // characters on the current line
+    while (!text.empty()) {
+        if (text.front() == '\n') {
+            out += '\n';
+            line = 0;
+            text.remove_prefix(1);
+            continue;
+        }
+        if (text.front() == ' ') {
+            text.remove_prefix(1);
+            continue;
+        }
+        const std::size_t end = std::min(text.find_first_of(" \n"), text.size());
+        if (line > 0 && line + 1 + end > width) {
+            out += '\n';
+            line = 0;
+        } else if (line > 0) {
+            out += ' ';
+            ++line;
+        }
+        out += text.substr(0, end);
+        line += end;
+        text.remove_prefix(end);
+    }
+    return out;
+}
+
 double relative_difference(const Tensor& a, const Tensor& b)
 {
     const std::vector<double> va = a.to_vector(), vb = b.to_vector();

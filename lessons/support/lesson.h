@@ -92,6 +92,11 @@ std::vector<LessonInfo> registered_lessons();
 /// Formats a number the way the lessons print figures: "%.4g".
 std::string fmt(double value);
 
+/// `text` with its spaces turned into line breaks where a line would pass `width` characters
+/// (existing line breaks are kept): for sentences a lesson did not write itself, such as
+/// backends::cpu::matmul_hardware().expectation, before say() or expect() indents them.
+std::string wrap(std::string_view text, std::size_t width = 96);
+
 /// ||a - b|| / ||b|| over all elements, computed in f64: how far a low-precision result is from
 /// its f32 reference.
 double relative_difference(const Tensor& a, const Tensor& b);

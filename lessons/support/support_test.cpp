@@ -120,6 +120,58 @@ TEST_CASE("results saved by one run are read back for the index page")
     fs::remove_all(out);
 }
 
+TEST_CASE("wrap breaks lines at spaces before the width and keeps the text's own breaks")
+{
+    CHECK(wrap("aaa bbb ccc", 7) == "aaa bbb\nccc");
+    CHECK(wrap("aaa bbb ccc", 6) == "aaa\nbbb\nccc");
+    CHECK(wrap("one\ntwo three", 9) == "one\ntwo three");
+    CHECK(wrap("  spaced   out  ", 80) == "spaced out");
+    // A word longer than the width stands alone on its line, unbroken.
+    CHECK(wrap("a verylongword b", 4) == "a\nverylongword\nb");
+    const std::string long_text(300, 'x');
+    CHECK(wrap("start " + long_text + " end").find(long_text) != std::string::npos);
+}
+
+TEST_CASE("the machine a lesson ran on is saved with its result and named on the index page when it differs")
+{
+    const fs::path out = scratch_folder("machine");
+    const Machine here = this_machine();
+    CHECK_FALSE(here.cpu.empty());
+    CHECK_FALSE(here.features.empty());
+    CHECK(here.tiers.find("f32 ") == 0);
+    CHECK(here.tiers.find(", bf16 ") != std::string::npos);
+    CHECK((here.bf16.find("faster") != std::string::npos));
+
+    LessonResult same, other;
+    same.number = 1;
+    same.folder = "01_same";
+    same.status = other.status = "passed";
+    same.machine = here;
+    other.number = 2;
+    other.folder = "02_other";
+    other.machine = here;
+    other.machine.cpu = "Another CPU";
+    other.machine.tinyamp_cpu = "portable";
+    for (const LessonResult* r : {&same, &other}) {
+        fs::create_directories(out / r->folder);
+        save_result(*r, out);
+    }
+    const std::vector<LessonResult> back = load_results(out);
+    REQUIRE(back.size() == 2);
+    CHECK(back[0].machine == here);
+    CHECK(back[1].machine == other.machine);
+
+    std::ifstream in(write_index(out));
+    std::stringstream page;
+    page << in.rdbuf();
+    // The page names this machine once at the top, and lists a machine only for the lesson that ran elsewhere.
+    CHECK(count(page.str(), "<ul class=\"machine\">") == 2);
+    CHECK(page.str().find("Another CPU") != std::string::npos);
+    CHECK(page.str().find("Another CPU") > page.str().find("id=\"02_other\""));
+    CHECK(page.str().find("capped by TINYAMP_CPU=portable") != std::string::npos);
+    fs::remove_all(out);
+}
+
 TEST_CASE("the index page shows the visualizer's screenshots only when the walkthrough rendered them")
 {
     const fs::path out = scratch_folder("index_viz");

@@ -2,7 +2,10 @@
 // lesson program was built with (lesson_02 ...), writes each lesson's pictures into its own folder
 // and rebuilds OUT/index.html from every lesson folder found there.
 //
-//   tinyamp-tour [--out DIR] [--lesson N]... [--list]
+//   tinyamp-tour [--out DIR] [--lesson N]... [--list] [--cpu]
+//
+// --cpu prints the machine (the CPU, the features in use after TINYAMP_CPU's cap, the GEMM tiers,
+// what bf16 products can gain) and exits: scripts/test.sh asks it what each TINYAMP_CPU level gives.
 //
 // Exit status: 0 when every claim held, 1 when one did not (or a lesson threw), 77 when every lesson
 // that ran was skipped (the GPU lesson on a machine without one), 2 for bad options.
@@ -32,11 +35,27 @@ std::string folder_name(const lesson::LessonInfo& info)
 int usage(const char* program, const std::string& problem)
 {
     if (!problem.empty()) std::cerr << program << ": " << problem << "\n";
-    std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list]\n"
+    std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list] [--cpu]\n"
               << "  --out DIR     where the pictures and index.html go (default: tour-output)\n"
               << "  --lesson N    run lesson N only (repeat for several); default: all, in order\n"
-              << "  --list        print the lessons and exit\n";
+              << "  --list        print the lessons and exit\n"
+              << "  --cpu         print the CPU features in use (after TINYAMP_CPU), the GEMM tiers and what\n"
+              << "                bf16 products can gain here, and exit\n";
     return problem.empty() ? 0 : 2;
+}
+
+// --cpu: one "name: value" line each, the features on a line of their own for scripts to compare.
+int print_machine()
+{
+    const lesson::Machine m = lesson::this_machine();
+    const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
+    std::cout << "cpu: " << m.cpu << "\nfeatures in use: " << m.features << "\nTINYAMP_CPU: " << (m.tinyamp_cpu.empty() ? "(unset)" : m.tinyamp_cpu)
+              << "\ngemm tiers: " << m.tiers << "\nbf16 products: " << m.bf16 << "\ninstruction peaks (one core, in registers): ";
+    if (hw.f32_peak_gflops > 0)
+        std::cout << "f32 " << lesson::fmt(hw.f32_peak_gflops) << " GFLOP/s, bf16 " << lesson::fmt(hw.bf16_peak_gflops) << " GFLOP/s\n";
+    else
+        std::cout << "not measured on the portable tier\n";
+    return 0;
 }
 
 // Runs one lesson; returns its result for the index page.
@@ -51,6 +70,7 @@ lesson::LessonResult run_one(const lesson::LessonInfo& info, const fs::path& out
     result.title = info.title;
     result.teaches = info.teaches;
     result.status = "passed";
+    result.machine = lesson::this_machine();
     try {
         info.body(L);
     } catch (const lesson::Skipped& skipped) {
@@ -85,12 +105,14 @@ int main(int argc, char** argv)
 {
     fs::path out = "tour-output";
     std::set<int> chosen;
-    bool list = false;
+    bool list = false, cpu = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") return usage(argv[0], "");
         if (arg == "--list") {
             list = true;
+        } else if (arg == "--cpu") {
+            cpu = true;
         } else if ((arg == "--out" || arg == "--lesson") && i + 1 < argc) {
             const std::string value = argv[++i];
             if (arg == "--out") {
@@ -105,6 +127,7 @@ int main(int argc, char** argv)
             return usage(argv[0], "unknown option '" + arg + "'" + (arg == "--out" || arg == "--lesson" ? " (it needs a value)" : ""));
         }
     }
+    if (cpu) return print_machine();
     const std::vector<lesson::LessonInfo> lessons = lesson::registered_lessons();
     if (list) {
         for (const lesson::LessonInfo& info : lessons) std::cout << info.number << "  " << info.title << "  (" << info.teaches << ")\n";
@@ -116,6 +139,10 @@ int main(int argc, char** argv)
         if (!known) return usage(argv[0], "there is no lesson " + std::to_string(n) + " in this program (--list shows them)");
     }
 
+    const lesson::Machine machine = lesson::this_machine();
+    std::cout << "Machine: " << machine.cpu << "; features in use: " << machine.features
+              << (machine.tinyamp_cpu.empty() ? "" : " (TINYAMP_CPU=" + machine.tinyamp_cpu + ")") << "; GEMM tiers: " << machine.tiers
+              << "\n";
     int failed = 0, skipped = 0, ran = 0;
     for (const lesson::LessonInfo& info : lessons) {
         if (!chosen.empty() && !chosen.count(info.number)) continue;
