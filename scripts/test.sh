@@ -15,6 +15,37 @@ echo "== Release build (warnings are errors), all tests"
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
+# The speed claims (lesson 1) and the GEMM tiers depend on the CPU, so they run once for each level
+# TINYAMP_CPU can cap this machine's features to: every branch of the claims is checked where the
+# hardware allows. Levels that leave the same features in use (avx512 on a CPU without AVX-512,
+# say) run once. The portable tier's plain loops are slow, so there only lesson 1 and the GEMM
+# tests run; every other level runs the whole tour.
+echo "== Per CPU level (TINYAMP_CPU): lesson 1, the GEMM tests, the tour"
+seen=""
+for level in portable avx2 avx512 avx512bf16 amx; do
+  features="$(TINYAMP_CPU=$level "$root/build/lessons/tinyamp-tour" --cpu | sed -n 's/^features in use: //p')"
+  case " $seen " in *" [$features] "*) echo "-- TINYAMP_CPU=$level: same features as a level above ($features), not run again"; continue ;; esac
+  seen="$seen [$features]"
+  echo "-- TINYAMP_CPU=$level: features in use: $features"
+  out="$(mktemp -d)"
+  if ! TINYAMP_CPU=$level "$root/build/tests/tinyamp_tests" -sf='*gemm*,*peak_probe*,*backends/cpu*,*convert_hardware*' \
+    >"$out/tests.txt" 2>&1; then
+    cat "$out/tests.txt"
+    echo "TINYAMP_CPU=$level: a GEMM or CPU-feature test failed (the log is above)" >&2
+    exit 1
+  fi
+  grep '^\[doctest\] test cases:' "$out/tests.txt"
+  lessons=(--lesson 1)
+  [ "$level" = portable ] || lessons=()
+  if ! TINYAMP_CPU=$level "$root/build/lessons/tinyamp-tour" "${lessons[@]}" --out "$out" >"$out/log.txt" 2>&1; then
+    cat "$out/log.txt"
+    echo "TINYAMP_CPU=$level: a lesson's claim did not hold (the log is above)" >&2
+    exit 1
+  fi
+  grep -E "(ok|WRONG): bf16's product|^======== " "$out/log.txt"
+  rm -rf "$out"
+done
+
 # The API reference: Doxygen over the public headers, the README and the guides; any warning (an
 # undocumented public class or function, a broken link) fails it.
 echo "== API reference (Doxygen, warnings are errors)"
