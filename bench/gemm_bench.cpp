@@ -19,6 +19,7 @@ Library library_of(GemmImpl impl)
 {
     switch (impl) {
     case GemmImpl::openblas_f32: return Library::openblas;
+    case GemmImpl::onednn_f32:
     case GemmImpl::onednn_bf16: return Library::onednn;
     default: return Library::tinyamp;
     }
@@ -29,6 +30,7 @@ const char* impl_key(GemmImpl impl)
     switch (impl) {
     case GemmImpl::tinyamp_f32: return "tinyamp_f32";
     case GemmImpl::openblas_f32: return "openblas_f32";
+    case GemmImpl::onednn_f32: return "onednn_f32";
     case GemmImpl::tinyamp_f16: return "tinyamp_f16";
     case GemmImpl::tinyamp_bf16: return "tinyamp_bf16";
     case GemmImpl::onednn_bf16: return "onednn_bf16";
@@ -45,6 +47,20 @@ void time_tinyamp(benchmark::State& state, std::int64_t n, const std::vector<T>&
         benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
+}
+
+template <class T>
+void time_onednn(benchmark::State& state, DType dtype, std::int64_t n, int threads, const std::vector<T>& a, const std::vector<T>& b)
+{
+    onednn_set_threads(threads);  // before the primitive is made: it plans for this many threads
+    OnednnMatmul matmul(dtype, n, n, n);
+    std::vector<T> c(static_cast<std::size_t>(n * n));
+    for (auto _ : state) {
+        matmul.run(a.data(), b.data(), c.data());
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(matmul.implementation());
 }
 
 void time_gemm(benchmark::State& state, GemmImpl impl, std::int64_t n, int threads)
@@ -74,18 +90,12 @@ void time_gemm(benchmark::State& state, GemmImpl impl, std::int64_t n, int threa
         }
         break;
     }
-    case GemmImpl::onednn_bf16: {
-        onednn_set_threads(threads);  // before the primitive is made: it plans for this many threads
-        OnednnBf16Matmul matmul(n, n, n);
-        std::vector<BFloat16> c(static_cast<std::size_t>(n * n));
-        for (auto _ : state) {
-            matmul.run(in.a_bf16.data(), in.b_bf16.data(), c.data());
-            benchmark::DoNotOptimize(c.data());
-            benchmark::ClobberMemory();
-        }
-        state.SetLabel(matmul.implementation());
+    case GemmImpl::onednn_f32:
+        time_onednn(state, f32, n, threads, in.a, in.b);
         break;
-    }
+    case GemmImpl::onednn_bf16:
+        time_onednn(state, bf16, n, threads, in.a_bf16, in.b_bf16);
+        break;
     }
 }
 
@@ -100,7 +110,9 @@ void register_gemm_benchmarks()
 {
     for (std::int64_t n : kGemmSizes)
         for (int threads : kGemmThreads)
-            for (GemmImpl impl : kGemmImpls)
+            for (GemmImpl impl : kGemmImpls) {
+                if (impl == GemmImpl::onednn_f32 && !onednn_unavailable_reason(f32).empty()) continue;
+                if (impl == GemmImpl::onednn_bf16 && !onednn_unavailable_reason(bf16).empty()) continue;
                 benchmark::RegisterBenchmark(gemm_bench_name(impl, n, threads).c_str(),
                                              [=](benchmark::State& state) { time_gemm(state, impl, n, threads); })
                     // Wall-clock time: the work runs on several threads. Each repetition runs at
@@ -109,6 +121,7 @@ void register_gemm_benchmarks()
                     ->MinTime(0.15)
                     ->Repetitions(5)
                     ->Unit(benchmark::kMillisecond);
+            }
 }
 
 }  // namespace tinyamp::bench

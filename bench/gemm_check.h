@@ -1,7 +1,8 @@
 #pragma once
-// Before timing anything: each benchmarked GEMM (tinyamp f32/f16/bf16, OpenBLAS, oneDNN) multiplies
-// one small non-square problem, and its C is compared with tinyamp's reference GEMM on the same
-// inputs, so nobody benchmarks garbage (a wrong layout, a transposed operand, a wrong dtype).
+// Before timing anything: each benchmarked GEMM (tinyamp f32/f16/bf16, OpenBLAS, oneDNN f32 and
+// bf16) multiplies one small non-square problem, and its C is compared with tinyamp's reference
+// GEMM on the same inputs, so nobody benchmarks garbage (a wrong layout, a transposed operand, a
+// wrong dtype). A oneDNN dtype with no matmul on this CPU is reported, and left out.
 
 #include <iosfwd>
 

@@ -2,8 +2,8 @@
 // The libraries tinyamp's GEMM is measured against, behind plain functions so that their headers
 // (cblas.h, dnnl.hpp) stay in one .cpp each:
 //  * OpenBLAS cblas_sgemm for f32 (gemm_peer_openblas.cpp);
-//  * oneDNN's matmul primitive for bf16 x bf16 -> bf16 with f32 accumulation, tinyamp's bf16
-//    contract (gemm_peer_onednn.cpp).
+//  * oneDNN's matmul primitive for f32, and for bf16 x bf16 -> bf16 with f32 accumulation, tinyamp's
+//    bf16 contract (gemm_peer_onednn.cpp): one class, parametrized by the dtype.
 // All buffers are row-major without padding: A [m, k], B [k, n], C [m, n]; C = A B.
 
 #include <cstdint>
@@ -29,24 +29,43 @@ bool openblas_uses_avx512_kernels();
 /// omp_set_num_threads: Debian's oneDNN runs on OpenMP. Set it before making a primitive, since
 /// oneDNN plans its work split for the thread count it sees then.
 void onednn_set_threads(int threads);
-/// "oneDNN 2.6.3 (CPU runtime OMP)".
+/// "oneDNN 2.6.3 (CPU runtime OpenMP)".
 std::string onednn_description();
 
-/// One oneDNN matmul primitive for one shape, made once (outside any timed loop) and run many times.
-class OnednnBf16Matmul {
+/// One oneDNN matmul primitive for one shape and one dtype, made once (outside any timed loop)
+/// and run many times: f32 x f32 -> f32, or bf16 x bf16 -> bf16 with f32 accumulation (tinyamp's
+/// bf16 contract). Plain row-major layouts for A, B and C, as tinyamp and OpenBLAS take them.
+class OnednnMatmul {
 public:
-    OnednnBf16Matmul(std::int64_t m, std::int64_t n, std::int64_t k);
-    ~OnednnBf16Matmul();
-    OnednnBf16Matmul(const OnednnBf16Matmul&) = delete;
-    OnednnBf16Matmul& operator=(const OnednnBf16Matmul&) = delete;
+    /// `dtype` is f32 or bf16. Throws std::runtime_error when this oneDNN has no matmul for it on
+    /// this CPU (oneDNN 2.6 has none for bf16 on an AVX2-only CPU): see onednn_unavailable_reason.
+    OnednnMatmul(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k);
+    ~OnednnMatmul();
+    OnednnMatmul(const OnednnMatmul&) = delete;
+    OnednnMatmul& operator=(const OnednnMatmul&) = delete;
 
-    void run(const BFloat16* a, const BFloat16* b, BFloat16* c);
-    /// The implementation oneDNN chose, e.g. "brg:avx512_core_bf16" (a reference one would be a bad peer).
+    /// T is float for an f32 primitive, BFloat16 for a bf16 one (std::logic_error otherwise).
+    template <class T>
+    void run(const T* a, const T* b, T* c)
+    {
+        run_untyped(dtype_of<T>(), a, b, c);
+    }
+    /// The implementation oneDNN chose, e.g. "brg:avx512_core_bf16" or "gemm:jit"; see onednn_is_reference.
     std::string implementation() const;
 
 private:
+    void run_untyped(DType dtype, const void* a, const void* b, void* c);
     struct State;
     std::unique_ptr<State> state_;
 };
+
+/// "" when oneDNN can make a matmul of `dtype` on this CPU, else oneDNN's own words for why not
+/// (tried once per dtype, on a small product).
+std::string onednn_unavailable_reason(DType dtype);
+/// True for oneDNN's reference kernels ("ref:any", "ref_int8:any"...): plain loops that give the
+/// right answer slowly, kept for CPUs it has no fast kernel for. No peer to compare speeds with.
+bool onednn_is_reference(const std::string& implementation);
+/// True when the implementation runs on AMX tiles ("brg:avx512_core_amx").
+bool onednn_uses_amx(const std::string& implementation);
 
 }  // namespace tinyamp::bench

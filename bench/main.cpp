@@ -3,10 +3,12 @@
 //     scripts/bench.sh                                   installs what is missing, builds, runs this
 //     build-bench/bench/tinyamp-bench --benchmark_filter=gemm/.*/n:1024   a subset
 //     build-bench/bench/tinyamp-bench --benchmark_out=raw.json            also every repetition as JSON
+//     build-bench/bench/tinyamp-bench --pytorch-results=FILE              also ratios against PyTorch
+//                                     (FILE: the JSON of bench/pytorch_peer.py; scripts/bench.sh makes it)
 //
 // Google Benchmark times the loops (its --benchmark_* flags work); the tables print medians.
-// Exit status: 0 after a run (missed targets are reported, not failures), 1 for bad flags, 2 when a
-// library's GEMM gave a wrong result (then nothing is timed).
+// Exit status: 0 after a run (missed targets are reported, not failures), 1 for bad flags or an
+// unreadable PyTorch file, 2 when a library's GEMM gave a wrong result (then nothing is timed).
 
 #include <benchmark/benchmark.h>
 
@@ -16,8 +18,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -28,20 +31,13 @@
 #include "bench/gemm_bench.h"
 #include "bench/gemm_check.h"
 #include "bench/gemm_peers.h"
+#include "bench/machine_header.h"
+#include "bench/pytorch_results.h"
 #include "bench/result_collector.h"
 #include "bench/summary_tables.h"
 #include "kernels/cpu/cpu_features.h"
 
 namespace {
-
-// "AMD EPYC 9B45" or what the kernel calls the CPU: /proc/cpuinfo's first "model name".
-std::string cpu_model_name()
-{
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
 
 // OpenBLAS picks its kernels when it loads, from the CPU it finds, unless OPENBLAS_CORETYPE names
 // them. On an AVX-512 CPU (Debian's 0.3.21 picks Cooperlake here by itself) an environment with
@@ -65,19 +61,51 @@ void give_openblas_its_avx512_kernels(char** argv)
     std::cout << "  could not start again (" << std::strerror(errno) << "): OpenBLAS keeps its AVX2 kernels\n";
 }
 
+// Takes --pytorch-results=FILE out of argv (Google Benchmark rejects flags it does not know) and
+// returns FILE, or "" when the flag is absent.
+std::string take_pytorch_results_flag(int& argc, char** argv)
+{
+    const std::string flag = "--pytorch-results=";
+    std::string file;
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], flag.c_str(), flag.size()) == 0)
+            file = argv[i] + flag.size();
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = nullptr;
+    return file;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     using namespace tinyamp;
     give_openblas_its_avx512_kernels(argv);  // before Initialize, which removes the flags it reads from argv
+    const std::string pytorch_file = take_pytorch_results_flag(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
-    std::cout << "tinyamp-bench (tinyamp " << TINYAMP_VERSION << ")\n"
-              << "  CPU: " << cpu_model_name() << ", " << std::thread::hardware_concurrency() << " logical CPUs\n"
-              << "  tinyamp CPU features: " << kernels::cpu::cpu_features().str() << '\n'
-              << "  peers: " << bench::openblas_description() << "; " << bench::onednn_description() << "\n\n";
+    std::optional<bench::PytorchResults> pytorch;
+    if (!pytorch_file.empty()) {
+        try {
+            pytorch = bench::load_pytorch_results(pytorch_file);
+        } catch (const std::runtime_error& e) {
+            std::cerr << "tinyamp-bench: " << e.what() << '\n';
+            return 1;
+        }
+    }
+
+    const bench::MachineInfo machine = bench::describe_machine();
+    std::cout << "tinyamp-bench (tinyamp " << TINYAMP_VERSION << ")\n";
+    bench::print_machine_header(std::cout, machine);
+    std::cout << "  peers: " << bench::openblas_description() << "; " << bench::onednn_description() << "\n  "
+              << (pytorch ? pytorch->description() + ", measured by bench/pytorch_peer.py just before: " + pytorch->file
+                          : std::string("PyTorch: not measured (scripts/bench.sh runs bench/pytorch_peer.py where torch is installed)"))
+              << "\n\n";
     if (!bench::check_gemm_results(std::cout)) {
         std::cout << "A GEMM gave a wrong result: not timing it. Nothing was benchmarked.\n";
         return 2;
@@ -95,6 +123,6 @@ int main(int argc, char** argv)
     benchmark::RunSpecifiedBenchmarks(&results);
     benchmark::Shutdown();
 
-    bench::print_summary(std::cout, results);
+    bench::print_summary(std::cout, results, machine, pytorch ? &*pytorch : nullptr);
     return 0;
 }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The README's benchmark command: installs what is missing (the build's packages plus Google
 # Benchmark, OpenBLAS and oneDNN), builds tinyamp-bench in Release in build-bench/, and runs it:
-# GEMM GFLOP/s and ratios against OpenBLAS and oneDNN, per-op overhead, digits epoch time, one
-# summary at the end (about 2 minutes on 2 cores; docs/benchmarks.md explains every figure).
+# the CPU and the GEMM tier in use, GEMM GFLOP/s and ratios against OpenBLAS and oneDNN, per-op
+# overhead, digits epoch time, one summary at the end (about 2 minutes on 2 cores;
+# docs/benchmarks.md explains every figure).
+# Where PyTorch is installed (`python3 -c 'import torch'` works), bench/pytorch_peer.py first times
+# the same cases in PyTorch and the summary adds tinyamp / PyTorch ratios. PyTorch is never required.
 #   scripts/bench.sh                                     everything
-#   scripts/bench.sh --benchmark_filter='gemm/.*/n:1024'   a subset (any Google Benchmark flag passes through)
+#   scripts/bench.sh --benchmark_filter='gemm/.*/n:1024'   a subset (any Google Benchmark flag passes
+#                                                        through; the filter also picks PyTorch's cases)
+#   TINYAMP_BENCH_PYTORCH=0 scripts/bench.sh             without PyTorch, even where it is installed
 # Run it on a quiet machine: other work on the same cores changes the figures, two-thread ones most.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,5 +28,25 @@ if ! grep -q '^TINYAMP_BENCH_ENABLED:INTERNAL=ON' "$build_dir/CMakeCache.txt"; t
 fi
 cmake --build "$build_dir" -j "$jobs" --target tinyamp-bench
 
-echo "== $build_dir/bench/tinyamp-bench $*"
-exec "$build_dir/bench/tinyamp-bench" "$@"
+# PyTorch as a peer, where it is installed. It runs first, alone, so neither run takes the other's cores.
+pytorch_results=()
+if [ "${TINYAMP_BENCH_PYTORCH:-1}" = 0 ]; then
+  echo "PyTorch: left out (TINYAMP_BENCH_PYTORCH=0)"
+elif ! python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "PyTorch not installed: no PyTorch peer in this run (pip install torch adds it as a peer)"
+else
+  filter=""
+  for arg in "$@"; do
+    case "$arg" in --benchmark_filter=*) filter="${arg#--benchmark_filter=}" ;; esac
+  done
+  results_file="$build_dir/pytorch-results.json"
+  echo "== python3 bench/pytorch_peer.py --filter='$filter' > $results_file"
+  if python3 "$root/bench/pytorch_peer.py" --filter="$filter" >"$results_file"; then
+    pytorch_results=(--pytorch-results="$results_file")
+  else
+    echo "PyTorch: bench/pytorch_peer.py failed (exit $?): no PyTorch peer in this run"
+  fi
+fi
+
+echo "== $build_dir/bench/tinyamp-bench ${pytorch_results[*]} $*"
+exec "$build_dir/bench/tinyamp-bench" "${pytorch_results[@]}" "$@"
