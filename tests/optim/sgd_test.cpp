@@ -101,3 +101,30 @@ TEST_CASE("clip_grad_norm_ with a non-finite norm: an error if asked, else PyTor
     CHECK(std::isnan(a.grad().at({0})));  // inf * 0
     CHECK(a.grad().at({1}) == 0.0);
 }
+
+TEST_CASE("the optimizers' defaults are PyTorch 2.x's")
+{
+    // torch.optim.SGD(params): lr=1e-3 (since 2.2), momentum=0, dampening=0, weight_decay=0, nesterov=False.
+    const optim::SGDOptions sgd;
+    CHECK(sgd.lr == 1e-3);
+    CHECK(sgd.momentum == 0.0);
+    CHECK(sgd.dampening == 0.0);
+    CHECK(sgd.weight_decay == 0.0);
+    CHECK_FALSE(sgd.nesterov);
+    // torch.optim.Adam: lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0; AdamW: weight_decay=1e-2.
+    const optim::AdamOptions adam;
+    CHECK(adam.lr == 1e-3);
+    CHECK(adam.beta1 == 0.9);
+    CHECK(adam.beta2 == 0.999);
+    CHECK(adam.eps == 1e-8);
+    CHECK(adam.weight_decay == 0.0);
+    const optim::AdamWOptions adamw;
+    CHECK(adamw.lr == 1e-3);
+    CHECK(adamw.weight_decay == 1e-2);
+    // An SGD made without options steps with lr 1e-3.
+    const Tensor p = tensor({1.0}, f64).requires_grad_();
+    optim::SGD opt({p}, {});
+    p.set_grad(tensor({2.0}, f64));
+    opt.step();
+    CHECK(p.to_vector()[0] == doctest::Approx(1.0 - 2e-3));
+}

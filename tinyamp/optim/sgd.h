@@ -9,7 +9,7 @@ namespace tinyamp::optim {
 /// SGD's hyperparameters. The constructors check them: a negative lr, momentum or weight_decay,
 /// or nesterov without a momentum > 0 and zero dampening, is a value Error.
 struct SGDOptions {
-    double lr = 0.01;           ///< The learning rate, for every group that gives none of its own.
+    double lr = 1e-3;           ///< The learning rate, for every group that gives none of its own (PyTorch's default since 2.2).
     double momentum = 0.0;      ///< The momentum factor; 0 keeps no momentum buffer.
     double dampening = 0.0;     ///< Dampening for momentum: the new step counts (1 - dampening).
     double weight_decay = 0.0;  ///< L2 penalty, added to the gradient as weight_decay * p.
