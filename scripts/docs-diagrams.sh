@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Renders the guides' diagrams: every docs/diagrams/NAME.dot becomes docs/images/NAME.svg.
-# The .dot files are the sources (edit those); the SVGs are committed so the guides show them on
-# any Markdown viewer. The test `docs_diagrams_current` fails when an SVG is older than its source.
+# The .dot files are the sources (edit those), except docs/diagrams/floors.dot, which
+# scripts/check_floors.py --dot writes from scripts/floors.txt and the code's #include lines, so the
+# floors drawn in docs/architecture.md cannot drift from the code. The SVGs are committed so the
+# guides show them on any Markdown viewer. The test `docs_diagrams_current` fails when an SVG is
+# older than its source, or floors.dot older than the includes.
 #   scripts/docs-diagrams.sh            render them all
 #   scripts/docs-diagrams.sh --check    render into a temp folder and compare; exit 1 if any differs
 set -euo pipefail
@@ -20,6 +23,15 @@ if [ "$check" -eq 1 ]; then
   trap 'rm -rf "$out"' EXIT
 fi
 stale=0
+floors="$(python3 "$root/scripts/check_floors.py" --dot)"
+if [ "$check" -eq 1 ]; then
+  if [ "$floors" != "$(cat "$root/docs/diagrams/floors.dot" 2>/dev/null)" ]; then
+    echo "docs-diagrams: docs/diagrams/floors.dot is not what scripts/check_floors.py --dot gives for the code now: run scripts/docs-diagrams.sh" >&2
+    stale=1
+  fi
+else
+  printf '%s\n' "$floors" > "$root/docs/diagrams/floors.dot"
+fi
 for source in "$root"/docs/diagrams/*.dot; do
   [ -e "$source" ] || continue
   name="$(basename "$source" .dot)"

@@ -25,8 +25,9 @@
 namespace tinyamp {
 namespace detail {
 
+// A user's op, derived from Function (autograd/function.h, which includes this file).
 template <class Op>
-constexpr bool is_user_function = std::is_base_of_v<Function<Op>, Op>;
+constexpr bool is_user_function = requires { requires Op::is_user_function; };
 
 // Layers 2 and 3. A built-in op's forward is shielded from autocast (ops it uses inside are part
 // of it, as PyTorch's ExcludeDispatchKeyGuard does); a user Function's forward runs in the

@@ -8,7 +8,7 @@
 
 #include "tinyamp/autograd/engine.h"     // backward()
 #include "tinyamp/autograd/function.h"   // Function<T>, Context
-#include "tinyamp/autograd/grad_mode.h"  // NoGradGuard
+#include "tinyamp/core/grad_mode.h"  // NoGradGuard
 #include "tinyamp/autograd/gradcheck.h"  // gradcheck
 #include "tinyamp/autograd/node.h"       // Node (the graph)
 #include "tinyamp/core/device.h"     // Device::cpu(), Device::cuda(i)

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "tinyamp/amp/autocast.h"
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 
 namespace tinyamp::amp {
 namespace {

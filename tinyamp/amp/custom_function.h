@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "tinyamp/amp/autocast.h"
-#include "tinyamp/autograd/function.h"
+#include "tinyamp/autograd/context.h"
 
 namespace tinyamp::amp {
 

@@ -5,7 +5,7 @@
 
 #include "kernels/cuda/amp.h"
 #include "tinyamp/amp/autocast_state.h"
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/cuda_memory.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/warning.h"

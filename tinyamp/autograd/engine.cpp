@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "tinyamp/amp/autocast_state.h"
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/autograd/node.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"

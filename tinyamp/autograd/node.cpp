@@ -2,29 +2,15 @@
 
 #include <mutex>
 
-#include "tinyamp/autograd/grad_mode.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/ops/elementwise.h"
 
 namespace tinyamp {
 
-namespace {
 // Guards what leaves share between threads: their lazily made accumulator and their .grad.
-std::mutex& leaf_mutex()
+std::mutex& AccumulateGrad::leaf_mutex()
 {
     static std::mutex m;
     return m;
 }
-
-// Whether `t` is the only handle to a contiguous buffer that no other tensor shares (a gradient
-// the engine just computed for this leaf and holds nowhere else): then .grad can take it as it is.
-bool owned_alone(const Tensor& t)
-{
-    return t.impl().use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous() && t.storage_offset() == 0 &&
-           t.storage()->nbytes() == t.nbytes() && !t.grad_fn() && t.device().is_cpu();
-}
-
-}  // namespace
 
 std::uint64_t next_sequence_nr()
 {
@@ -62,26 +48,6 @@ AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(
     output = meta_of(t);
 }
 
-std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
-{
-    const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
-    if (!leaf) return {};  // the parameter is gone: nobody will read its gradient
-    // The first gradient is copied (contiguous, owned by this leaf alone), and later ones are added
-    // out of place: a gradient buffer shared with another leaf or branch is never changed later,
-    // even by in-place updates such as GradScaler's unscale_.
-    std::lock_guard lock(leaf_mutex());  // backward passes on two threads may reach one weight
-    if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
-        leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : grad_output;
-    } else if (leaf->grad.defined()) {
-        leaf->grad = add(leaf->grad, grad_output);
-    } else if (owned_alone(grad_output) && grad_output.dtype() == leaf->dtype) {
-        leaf->grad = grad_output.detach();  // nobody else holds this buffer: no need to copy it
-    } else {
-        leaf->grad = layout::clone(grad_output);
-    }
-    return {};
-}
-
 std::string Tensor::grad_fn_name() const { return grad_fn() ? grad_fn()->name() : std::string(); }
 
 Edge gradient_edge(const Tensor& t)
@@ -89,7 +55,7 @@ Edge gradient_edge(const Tensor& t)
     const std::shared_ptr<TensorImpl>& impl = t.impl();
     if (impl->grad_fn) return {impl->grad_fn, 0};
     if (!impl->requires_grad) return {};
-    std::lock_guard lock(leaf_mutex());  // two threads may use one weight at once
+    std::lock_guard lock(AccumulateGrad::leaf_mutex());  // two threads may use one weight at once
     std::shared_ptr<Node> accumulator = impl->grad_accumulator.lock();
     if (!accumulator) {  // one accumulator per leaf, shared by every op that uses it
         accumulator = std::make_shared<AccumulateGrad>(impl);

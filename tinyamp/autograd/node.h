@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,12 @@ public:
     std::string name() const override { return "AccumulateGrad"; }  ///< "AccumulateGrad"
     /// Adds `grad_output` into the leaf's .grad (the first gradient is copied, later ones are
     /// added out of place; with create_graph the sum keeps its graph). Returns no gradients; does
-    /// nothing when the leaf is gone.
+    /// nothing when the leaf is gone. Defined with the backward engine (accumulate_grad.cpp),
+    /// because it adds with the op `add`, a floor above this file.
     std::vector<Tensor> apply(const Tensor& grad_output) override;
     std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }  ///< the leaf, or null once it is gone
+    /// Guards what leaves share between threads: their lazily made accumulator and their .grad.
+    static std::mutex& leaf_mutex();
 
 private:
     std::weak_ptr<TensorImpl> leaf_;  // weak: the graph must not keep parameters alive

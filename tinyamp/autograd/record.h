@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "tinyamp/autograd/function.h"
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/autograd/context.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/autograd/node.h"
 
 namespace tinyamp::autograd {

@@ -7,6 +7,12 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/peak_probe.h"
 
+namespace tinyamp {
+
+std::string cpu_features_str() { return kernels::cpu::cpu_features().str(); }
+
+}  // namespace tinyamp
+
 namespace tinyamp::backends::cpu {
 namespace {
 

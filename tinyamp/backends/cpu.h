@@ -7,6 +7,14 @@
 
 #include <string>
 
+namespace tinyamp {
+
+/// The CPU features tinyamp's fast kernels use on this machine, as one string. For example
+/// "f16c avx2 fma avx512f avx512bf16" ("portable" when none, or when TINYAMP_CPU=portable is set).
+std::string cpu_features_str();
+
+}  // namespace tinyamp
+
 namespace tinyamp::backends::cpu {
 
 /// What a bf16 matrix product can gain over an f32 one on this CPU.

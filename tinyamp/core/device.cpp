@@ -2,7 +2,6 @@
 
 #include <ostream>
 
-#include "kernels/cpu/cpu_features.h"
 #include "tinyamp/core/error.h"
 
 namespace tinyamp {
@@ -23,8 +22,6 @@ Device Device::parse(const std::string& text)
         return cuda(std::stoi(text.substr(5)));
     TINYAMP_FAIL(device, "unknown device '", text, "'; write \"cpu\", \"cuda\" or \"cuda:N\"");
 }
-
-std::string cpu_features_str() { return kernels::cpu::cpu_features().str(); }
 
 std::ostream& operator<<(std::ostream& out, const Device& device) { return out << device.str(); }
 

@@ -40,10 +40,6 @@ private:
 const char* device_type_name(DeviceType type);  ///< "cpu" or "cuda", as autocast's device_type
 std::ostream& operator<<(std::ostream& out, const Device& device);  ///< writes device.str()
 
-/// The CPU features tinyamp's fast kernels use on this machine, as one string. For example
-/// "f16c avx2 fma avx512f avx512bf16" ("portable" when none, or when TINYAMP_CPU=portable is set).
-std::string cpu_features_str();
-
 /// True when tinyamp was built with its CUDA backend (nvcc was found at configure time).
 bool cuda_built();
 /// Number of CUDA devices that can be used now (0 without the backend, a driver or a GPU).

@@ -6,7 +6,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/strided_copy.h"
 #include "tinyamp/core/cuda_memory.h"
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 
 namespace tinyamp {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/io/safetensors.h"
 

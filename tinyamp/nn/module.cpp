@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 
 namespace tinyamp::nn {

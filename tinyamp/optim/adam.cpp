@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/optim/update_loop.h"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/reduce.h"
 

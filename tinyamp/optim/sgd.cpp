@@ -1,6 +1,6 @@
 #include "tinyamp/optim/sgd.h"
 
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
 #include "tinyamp/optim/update_loop.h"
 

@@ -1,4 +1,4 @@
-#include "tinyamp/autograd/function.h"
+#include "tinyamp/autograd/context.h"
 
 namespace tinyamp {
 

@@ -1,4 +1,4 @@
-#include "tinyamp/autograd/grad_mode.h"
+#include "tinyamp/core/grad_mode.h"
 
 namespace tinyamp {
 namespace {
