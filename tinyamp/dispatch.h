@@ -14,7 +14,6 @@
 /// and, when a trace is being recorded, adds one event for the op (and one per cast).
 
 #include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "tinyamp/amp/autocast_layer.h"
@@ -75,22 +74,15 @@ Tensor dispatch(const Args&... args)
 {
     if (!amp::autocast_layer_active() && !trace::current()) return detail::run_op<Op>(args...);  // the common case
 
-    std::vector<Tensor> tensors;
-    tensors.reserve(sizeof...(Args));
-    (autograd::collect_tensors(tensors, args), ...);
+    // 1. The autocast layer: decide, then cast the arguments. Braces evaluate left to right (a
+    //    call's arguments need not), so the casts happen, and are traced, in argument order.
+    const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors_in(args...)) : amp::Decision{};
     const bool traced = trace::current() && trace::at_top_level();
-    const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors) : amp::Decision{};
-    // Braces: the arguments are cast left to right (make_tuple's order is unspecified), so the
-    // trace lists the casts in argument order.
-    const std::tuple<std::decay_t<decltype(amp::transform_argument(args, decision, Op::name))>...> ready{
-        amp::transform_argument(args, decision, Op::name)...};
-    Tensor out = std::apply([](const auto&... a) { return detail::run_op<Op>(a...); }, ready);
-    if (traced) {
-        std::vector<Tensor> seen;
-        seen.reserve(sizeof...(Args));
-        std::apply([&](const auto&... a) { (autograd::collect_tensors(seen, a), ...); }, ready);
-        detail::record_forward(Op::name, seen, out, decision);
-    }
+    const std::tuple cast_args{amp::autocast_argument(args, decision, Op::name)...};
+    // 2 and 3. The autograd layer and Op::forward, on the cast arguments.
+    const auto run_on = [](const auto&... a) { return detail::run_op<Op>(a...); };
+    Tensor out = std::apply(run_on, cast_args);
+    if (traced) detail::record_forward(Op::name, std::apply([](const auto&... a) { return tensors_in(a...); }, cast_args), out, decision);
     return out;
 }
 

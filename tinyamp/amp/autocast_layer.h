@@ -13,6 +13,7 @@
 #include "tinyamp/amp/autocast_state.h"
 #include "tinyamp/amp/cast_policy.h"
 #include "tinyamp/core/tensor.h"
+#include "tinyamp/core/tensor_args.h"
 
 namespace tinyamp::amp {
 
@@ -52,31 +53,21 @@ void debug_log(const std::string& line);
 bool explaining();
 
 /// \name The op's arguments as the op will see them
-/// Tensors (also in vectors) cast by cast_argument(), a `std::optional<DType>` set to f32 under
-/// fp32_set_opt_dtype, anything else unchanged.
+/// Each tensor (also in a list) through cast_argument(); a `std::optional<DType>` set to f32
+/// under fp32_set_opt_dtype; anything else unchanged.
 /// @{
 
-/// A tensor argument: cast_argument().
-inline Tensor transform_argument(const Tensor& t, const Decision& d, const char* op) { return cast_argument(t, d, op); }
-/// A list of tensors (cat, stack): each one through cast_argument().
-inline std::vector<Tensor> transform_argument(const std::vector<Tensor>& ts, const Decision& d, const char* op)
-{
-    std::vector<Tensor> out;
-    out.reserve(ts.size());
-    for (const Tensor& t : ts) out.push_back(cast_argument(t, d, op));
-    return out;
-}
 /// An op's optional dtype argument: f32 when the decision says fp32_set_opt_dtype and the
 /// caller gave none; a dtype the caller gave is kept.
-inline std::optional<DType> transform_argument(const std::optional<DType>& dtype, const Decision& d, const char*)
+inline std::optional<DType> autocast_argument(const std::optional<DType>& dtype, const Decision& d, const char*)
 {
     return d.set_opt_dtype && !dtype ? std::optional<DType>(DType::f32) : dtype;
 }
-/// Any other argument (numbers, shapes, flags): passed through unchanged.
+/// Any other argument: its tensors (map_tensors) through cast_argument(), the rest unchanged.
 template <class A>
-const A& transform_argument(const A& a, const Decision&, const char*)
+decltype(auto) autocast_argument(const A& a, const Decision& d, const char* op)
 {
-    return a;
+    return map_tensors(a, [&](const Tensor& t) { return cast_argument(t, d, op); });
 }
 /// @}
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tinyamp/amp/autocast.h"
+#include "tinyamp/amp/autocast_layer.h"
 #include "tinyamp/autograd/context.h"
 
 namespace tinyamp::amp {
@@ -48,25 +49,13 @@ concept HasCustomFwd = requires { CustomFwd{Op::custom_fwd}; };
 template <class Op>
 concept HasCustomBwd = requires { CustomBwd{Op::custom_bwd}; };
 
-/// A tensor argument under cast_inputs: cast to `to` when it is defined, on `device_type`,
-/// floating point and not f64 (like autocast's eligibility); otherwise unchanged.
-inline Tensor cast_for_custom_fwd(const Tensor& t, DType to, DeviceType device_type)
-{
-    const bool castable = t.defined() && t.device().type() == device_type && is_floating_point(t.dtype()) && t.dtype() != DType::f64;
-    return castable ? t.to(to) : t;
-}
-/// A list of tensors under cast_inputs: each one as above.
-inline std::vector<Tensor> cast_for_custom_fwd(const std::vector<Tensor>& ts, DType to, DeviceType device_type)
-{
-    std::vector<Tensor> out;
-    for (const Tensor& t : ts) out.push_back(cast_for_custom_fwd(t, to, device_type));
-    return out;
-}
-/// Any other argument: unchanged.
+/// An argument under cast_inputs: each of its tensors (map_tensors) cast to `to` when autocast
+/// could cast it (is_eligible: defined, on `device_type`, floating point, not f64); anything else
+/// unchanged.
 template <class A>
-const A& cast_for_custom_fwd(const A& a, DType, DeviceType)
+decltype(auto) cast_for_custom_fwd(const A& a, DType to, DeviceType device_type)
 {
-    return a;
+    return map_tensors(a, [&](const Tensor& t) { return is_eligible(t, device_type) ? t.to(to) : t; });
 }
 
 /// The Function the autograd layer runs for a user Function: Op itself, plus custom_fwd/bwd.
@@ -87,8 +76,7 @@ struct WithCustomAutocast {
             const bool region_on = is_autocast_enabled(fwd.device_type);
             ctx.save("amp.fwd_used_autocast", fwd.cast_inputs ? false : region_on);
             if (fwd.cast_inputs && region_on) {
-                const std::tuple<std::decay_t<decltype(cast_for_custom_fwd(args, *fwd.cast_inputs, fwd.device_type))>...> cast{
-                    cast_for_custom_fwd(args, *fwd.cast_inputs, fwd.device_type)...};
+                const std::tuple cast{cast_for_custom_fwd(args, *fwd.cast_inputs, fwd.device_type)...};  // left to right
                 autocast off(device_type_name(fwd.device_type), {.enabled = false});
                 return std::apply([&](const auto&... a) { return Op::forward(ctx, a...); }, cast);
             }

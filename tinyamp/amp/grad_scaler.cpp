@@ -5,9 +5,9 @@
 
 #include "kernels/cuda/amp.h"
 #include "tinyamp/amp/autocast_state.h"
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/cuda_memory.h"
 #include "tinyamp/core/factories.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/warning.h"
 #include "tinyamp/ops/elementwise.h"
 

@@ -2,8 +2,8 @@
 // which goes through the dispatcher, so it cannot live with Node on the floor below dispatch.
 #include <mutex>
 
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/autograd/node.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"
 

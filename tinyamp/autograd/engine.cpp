@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "tinyamp/amp/autocast_state.h"
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/autograd/node.h"
 #include "tinyamp/core/factories.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/trace/trace.h"

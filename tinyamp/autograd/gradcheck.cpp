@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/reduce.h"

@@ -2,7 +2,6 @@
 
 #include <mutex>
 
-
 namespace tinyamp {
 
 // Guards what leaves share between threads: their lazily made accumulator and their .grad.

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "tinyamp/autograd/context.h"
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/autograd/node.h"
+#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/core/tensor_args.h"
 
 namespace tinyamp::autograd {
 
@@ -32,19 +33,6 @@ public:
     void release_saved() override { ctx.release(); }
 };
 
-/// \name The tensors among an op's arguments
-/// In order (an undefined Tensor, as a missing bias, counts too).
-/// @{
-
-/// A tensor argument: appended to `out`.
-inline void collect_tensors(std::vector<Tensor>& out, const Tensor& t) { out.push_back(t); }
-/// A list of tensors (cat, stack): each one appended.
-inline void collect_tensors(std::vector<Tensor>& out, const std::vector<Tensor>& ts) { out.insert(out.end(), ts.begin(), ts.end()); }
-/// Any other argument: no tensor.
-template <class A>
-void collect_tensors(std::vector<Tensor>&, const A&) {}
-/// @}
-
 /// All defined inputs on one device (a 0-D CPU tensor, a plain number, may join a GPU op), or
 /// Error(device) naming the op and both devices.
 void check_same_device(const char* op, const std::vector<Tensor>& inputs);
@@ -66,9 +54,7 @@ concept Differentiable = requires(Context& ctx, const Tensor& grad) {
 template <class Op, class... Args>
 Tensor run(const Args&... args)
 {
-    std::vector<Tensor> inputs;
-    inputs.reserve(sizeof...(Args));  // one allocation (more only for a vector of tensors, as in cat)
-    (collect_tensors(inputs, args), ...);
+    const std::vector<Tensor> inputs = tensors_in(args...);
     check_same_device(Op::name, inputs);
     if constexpr (!Differentiable<Op>) {
         Context ctx;

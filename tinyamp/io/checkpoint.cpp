@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/factories.h"
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/io/safetensors.h"
 
 namespace tinyamp::io {
