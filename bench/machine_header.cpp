@@ -21,35 +21,24 @@ std::string large_product_tier()
     return k::gemm_tier_name(k::gemm_tier<In>(2048, 2048, 2048, k::cpu_features()));
 }
 
-std::string amx_status(const k::CpuFeatures& detected, const k::CpuFeatures& in_use, const std::string& setting)
-{
-    if (!detected.amx_bf16) return "not available: " + k::amx_unavailable_reason();
-    if (in_use.amx_bf16) return "in use (the amx GEMM tier)";
-    if (setting.empty())
-        return k::kAmxOnByDefault ? "available but off" :
-                                    "available but off: its GEMM tier is not yet verified on an AMX CPU (TINYAMP_CPU=amx turns it on)";
-    return "available, left out by TINYAMP_CPU=" + setting;
-}
-
 }  // namespace
 
-std::string MachineInfo::tiers() const { return "GEMM tiers: f32 " + f32_tier + ", f16 " + f16_tier + ", bf16 " + bf16_tier; }
+std::string MachineInfo::tiers() const
+{
+    return "GEMM tiers: f32 " + hardware.f32_tier + ", f16 " + f16_tier + ", bf16 " + hardware.bf16_tier;
+}
 
 MachineInfo describe_machine()
 {
     MachineInfo m;
     const k::CpuFeatures detected = k::detect_cpu_features(), in_use = k::cpu_features();
     const char* setting = std::getenv("TINYAMP_CPU");
-    m.cpu_name = k::cpu_model_name();
     m.logical_cpus = std::thread::hardware_concurrency();
     m.detected = detected.str();
-    m.in_use = in_use.str();
     m.tinyamp_cpu = setting ? setting : "";
     m.amx_in_use = in_use.amx_bf16;
-    m.amx = amx_status(detected, in_use, m.tinyamp_cpu);
-    m.f32_tier = large_product_tier<float>();
-    m.f16_tier = large_product_tier<Half>();
-    m.bf16_tier = large_product_tier<BFloat16>();
+    m.amx = k::amx_status(detected, in_use, m.tinyamp_cpu);
+    m.f16_tier = large_product_tier<Half>();  // f32's and bf16's are in `hardware`
     m.hardware = backends::cpu::matmul_hardware();
     return m;
 }
@@ -63,8 +52,8 @@ void print_machine_header(std::ostream& out, const MachineInfo& m)
                       "  per-core instruction peaks, in registers: f32 %.0f GFLOP/s, bf16 %.0f GFLOP/s (%.1fx): bf16 products ", hw.f32_peak_gflops, hw.bf16_peak_gflops, hw.peak_ratio());
     else
         std::snprintf(peaks, sizeof peaks, "  per-core instruction peaks: not measured (no vector tier in use): bf16 products ");
-    out << "  CPU: " << m.cpu_name << ", " << m.logical_cpus << " logical CPUs\n"
-        << "  features: detected " << m.detected << "; in use " << m.in_use
+    out << "  CPU: " << hw.cpu_name << ", " << m.logical_cpus << " logical CPUs\n"
+        << "  features: detected " << m.detected << "; in use " << hw.features
         << (m.tinyamp_cpu.empty() ? " (TINYAMP_CPU unset)" : " (TINYAMP_CPU=" + m.tinyamp_cpu + ")") << '\n'
         << "  AMX: " << m.amx << '\n'
         << "  " << m.tiers() << " (the tier of each dtype's large products)\n"

@@ -12,15 +12,13 @@
 namespace tinyamp::bench {
 
 struct MachineInfo {
-    std::string cpu_name;     ///< /proc/cpuinfo's model name (kernels::cpu::cpu_model_name)
+    backends::cpu::MatmulHardware hardware;  ///< the CPU's name, features in use, f32 and bf16 tiers, peaks, expectation
     unsigned logical_cpus = 0;
-    std::string detected;     ///< the CPU's features, e.g. "f16c avx2 fma"
-    std::string in_use;       ///< after the TINYAMP_CPU cap
+    std::string detected;     ///< the CPU's features before the TINYAMP_CPU cap, e.g. "f16c avx2 fma"
     std::string tinyamp_cpu;  ///< TINYAMP_CPU's value, "" when unset
     bool amx_in_use = false;
-    std::string amx;          ///< "in use", "available but off: ..." or "not available: ..."
-    std::string f32_tier, f16_tier, bf16_tier;  ///< the GEMM tier of a 2048^3 product of each dtype
-    backends::cpu::MatmulHardware hardware;     ///< peaks, bf16_speed, expectation
+    std::string amx;          ///< kernels::cpu::amx_status(): "in use ...", "available but off: ..." or "not available: ..."
+    std::string f16_tier;     ///< the GEMM tier of a 2048^3 f16 product (f32's and bf16's are in `hardware`)
 
     /// "GEMM tiers: f32 avx2, f16 avx2, bf16 avx2": what a table title repeats.
     std::string tiers() const;

@@ -87,7 +87,7 @@ public:
 
     int print()
     {
-        out_ << "\n== Summary: " << machine_.cpu_name << "; " << machine_.tiers() << "; AMX " << machine_.amx << '\n';
+        out_ << "\n== Summary: " << machine_.hardware.cpu_name << "; " << machine_.tiers() << "; AMX " << machine_.amx << '\n';
         if (!pytorch_) out_ << "PyTorch: not measured in this run (scripts/bench.sh runs bench/pytorch_peer.py where torch is installed).\n";
         print_gemm_f32();
         print_gemm_low_precision();
@@ -209,7 +209,7 @@ private:
                 rows.push_back(row);
             }
         if (rows.empty()) return;
-        out_ << "\nGEMM f32 on " << machine_.cpu_name << ", tinyamp's f32 tier " << machine_.f32_tier
+        out_ << "\nGEMM f32 on " << machine_.hardware.cpu_name << ", tinyamp's f32 tier " << machine_.hardware.f32_tier
              << ": C = A B, square N x N, row-major;\nGFLOP/s = 2 N^3 / median time (higher is better); ratio = tinyamp / the peer\n"
              << "   N thr | tinyamp f32 | OpenBLAS  ratio      | oneDNN f32  ratio      " << (pytorch_ ? "| PyTorch f32  ratio" : "") << '\n';
         for (const std::string& row : rows) out_ << row << '\n';
@@ -264,8 +264,8 @@ private:
                 rows.push_back(row + cell(speedup, "%5.2f", 5) + format(" %s", mark.c_str()));
             }
         if (rows.empty()) return;
-        out_ << "\nGEMM f16 and bf16 on " << machine_.cpu_name << ", tinyamp's tiers f16 " << machine_.f16_tier << " and bf16 "
-             << machine_.bf16_tier << ": the same products, f32 accumulation;\nGFLOP/s (higher is better); ratio = tinyamp bf16 / the peer\n"
+        out_ << "\nGEMM f16 and bf16 on " << machine_.hardware.cpu_name << ", tinyamp's tiers f16 " << machine_.f16_tier << " and bf16 "
+             << machine_.hardware.bf16_tier << ": the same products, f32 accumulation;\nGFLOP/s (higher is better); ratio = tinyamp bf16 / the peer\n"
              << "   N thr | tinyamp f16 | tinyamp bf16 | oneDNN bf16  ratio      " << (pytorch_ ? "| PyTorch bf16  ratio      " : "")
              << "| bf16/f32\n";
         for (const std::string& row : rows) out_ << row << '\n';
@@ -299,7 +299,7 @@ private:
     {
         TargetTally linear_tally{format("Linear(8,8) forward under autocast <= %.1f us (set on a Zen 5)", targets_.linear_autocast_us)};
         if (!any_ran("dispatch/")) return;
-        out_ << "\nPer-op overhead on " << machine_.cpu_name
+        out_ << "\nPer-op overhead on " << machine_.hardware.cpu_name
              << ", microseconds per call (lower is better); autocast = amp::autocast(\"cpu\"), bf16\n"
              << "  case                             plain  autocast  autocast/plain  how the region is entered\n";
         for (DispatchCase c : kDispatchCases) {
@@ -341,7 +341,7 @@ private:
         const bool bf16_can_be_faster = machine_.hardware.bf16_speed != Bf16Speed::not_faster;
         const std::string torch_unfair = pytorch_ ? pytorch_->bf16_unfair_reason() : "";
         const Timing* t = results_.find(digits_bench_name(f32_s ? false : true));
-        out_ << "\nDigits MLP on " << machine_.cpu_name << " (bf16 GEMM tier " << machine_.bf16_tier
+        out_ << "\nDigits MLP on " << machine_.hardware.cpu_name << " (bf16 GEMM tier " << machine_.hardware.bf16_tier
              << "), one training epoch as tinyamp-train --model mlp runs it\n(64-256-256-10, batch 64, 1437 samples), milliseconds (median of "
              << (t ? t->seconds.size() : 0) << " epochs after a warm-up; lower is better)\n"
              << "  mode   tinyamp" << (pytorch_ ? "   PyTorch  tinyamp/PyTorch" : "") << '\n';
@@ -368,7 +368,7 @@ private:
             if (bf16_can_be_faster)
                 out_ << "target bf16 faster than f32: " << bf16_tally.judge(*speedup, 1.0, true, "") << '\n';
             else
-                out_ << "no target on this CPU, where bf16 products are not faster (" << machine_.bf16_tier << " tier)\n";
+                out_ << "no target on this CPU, where bf16 products are not faster (" << machine_.hardware.bf16_tier << " tier)\n";
         }
         if (pytorch_)
             out_ << format("  Target tinyamp <= %.1fx PyTorch's epoch in the same mode (PyTorch's loop does only the training step; "
@@ -401,7 +401,7 @@ private:
     int print_targets()
     {
         int missed = 0;
-        out_ << "\nTargets on " << machine_.cpu_name << " (" << machine_.tiers() << "; benchmarks, not tests):\n";
+        out_ << "\nTargets on " << machine_.hardware.cpu_name << " (" << machine_.tiers() << "; benchmarks, not tests):\n";
         if (std::none_of(tallies_.begin(), tallies_.end(), [](const TargetTally& t) { return t.judged > 0; }))
             out_ << "  none judged in this run (their benchmarks were filtered out, or N was below " << targets_.gemm_min_n << ")\n";
         for (const TargetTally& t : tallies_) {

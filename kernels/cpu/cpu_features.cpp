@@ -132,6 +132,15 @@ std::string cpu_model_name()
     return "unknown CPU";
 }
 
+std::string amx_status(const CpuFeatures& detected, const CpuFeatures& in_use, std::string_view setting)
+{
+    if (!detected.amx_bf16) return "not available: " + amx_unavailable_reason();
+    if (in_use.amx_bf16) return "in use (the amx GEMM tier)";
+    if (setting.empty())
+        return kAmxOnByDefault ? "available but off" : "available but off: its GEMM tier is not yet verified on an AMX CPU (TINYAMP_CPU=amx turns it on)";
+    return "available, left out by TINYAMP_CPU=" + std::string(setting);
+}
+
 const CpuFeatures& cpu_features()
 {
     static const CpuFeatures chosen = [] {
@@ -148,13 +157,8 @@ const CpuFeatures& cpu_features()
         }
         const char* debug = std::getenv("TINYAMP_DEBUG");
         if (debug && *debug && std::strcmp(debug, "0") != 0) {
-            const std::string amx = !detected.amx_bf16 ? "not available: " + amx_unavailable_reason()
-                                    : capped->amx_bf16 ? "in use"
-                                    : setting.empty()  ? "available but off: its GEMM tier is not yet verified on an AMX CPU "
-                                                         "(TINYAMP_CPU=amx turns it on)"
-                                                       : "available, left out by TINYAMP_CPU=" + std::string(setting);
             std::fprintf(stderr, "tinyamp: CPU %s; detected: %s; in use: %s; AMX %s\n", cpu_model_name().c_str(), detected.str().c_str(),
-                         capped->str().c_str(), amx.c_str());
+                         capped->str().c_str(), amx_status(detected, *capped, setting).c_str());
         }
         return *capped;
     }();

@@ -46,6 +46,10 @@ CpuFeatures detect_cpu_features();
 /// Why this machine cannot use AMX ("" when it can): the CPU lacks it, the OS does not enable the
 /// tile state, or Linux refused it (with the error).
 std::string amx_unavailable_reason();
+/// AMX as tinyamp uses it, in words, for TINYAMP_DEBUG and the benchmark's header: "in use (the amx
+/// GEMM tier)", "available but off: ...", "available, left out by TINYAMP_CPU=..." or
+/// "not available: <amx_unavailable_reason()>". `setting` is TINYAMP_CPU's value ("" when unset).
+std::string amx_status(const CpuFeatures& detected, const CpuFeatures& in_use, std::string_view setting);
 /// The CPU's name: /proc/cpuinfo's "model name", else CPUID's brand string, else "unknown CPU".
 std::string cpu_model_name();
 
