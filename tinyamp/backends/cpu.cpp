@@ -40,11 +40,13 @@ std::string expectation_of(const MatmulHardware& hw, k::GemmTier bf16_tier)
     switch (bf16_tier) {
         case k::GemmTier::amx:
             return "This CPU has a matrix engine, AMX: one tdpbf16ps multiplies a 16 x 32 bf16 tile by a 32 x 16 one. " + peaks +
-                   ": expect bf16 products several times faster than f32, as Tensor Cores make them on a GPU.";
+                   ": expect bf16 products several times faster than f32, as Tensor Cores make them on a GPU; bf16 also halves the "
+                   "bytes.";
         case k::GemmTier::avx512_bf16:
             if (hw.bf16_speed == Bf16Speed::faster)
                 return "This CPU has a bf16 dot-product instruction, vdpbf16ps. " + peaks +
-                       ": expect bf16 products faster than f32, by less than that (packing and memory take their share).";
+                       ": expect bf16 products faster than f32, by less than that (packing and memory take their share); bf16 also "
+                       "halves the bytes.";
             return "This CPU has a bf16 dot-product instruction, vdpbf16ps, but it does no more multiply-adds per cycle than the "
                    "core's f32 FMA units. " + peaks + ": expect bf16 products no faster than f32; bf16 still halves the bytes.";
         case k::GemmTier::avx2:
@@ -56,7 +58,7 @@ std::string expectation_of(const MatmulHardware& hw, k::GemmTier bf16_tier)
         case k::GemmTier::portable: break;
     }
     return "No vector instructions are in use (TINYAMP_CPU=portable, or a CPU without AVX2 and FMA): the reference loops convert "
-           "every bf16 to f32 as they read it. Expect bf16 products slower than f32.";
+           "every bf16 to f32 as they read it. Expect bf16 products slower than f32; bf16 still halves the bytes.";
 }
 
 MatmulHardware describe()

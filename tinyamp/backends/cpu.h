@@ -44,7 +44,7 @@ struct MatmulHardware {
     double f32_peak_gflops = 0;    ///< one core running the f32 tier's FMA in registers (0 on the portable tier)
     double bf16_peak_gflops = 0;   ///< the same for the bf16 tier's instruction (equal to f32's when bf16 is widened)
     Bf16Speed bf16_speed = Bf16Speed::not_faster;  ///< what that means for a bf16 product
-    std::string expectation;       ///< what to expect and why, in a few sentences for a student
+    std::string expectation;       ///< what to expect and why, in a few sentences for a student (each ends on the bytes bf16 saves)
 
     /// bf16_peak_gflops / f32_peak_gflops (1 when neither was measured).
     double peak_ratio() const;
