@@ -11,7 +11,8 @@
 ///   2. the autograd layer: records a Node if an input requires grad (autograd/record.h);
 ///   3. Op::forward: checks shapes and computes the result with kernels (`ops/*.cpp`);
 ///
-/// and, when a trace is being recorded, adds one event for the op (and one per cast).
+/// and, when a trace is being recorded, adds one event for the op (and one per cast), built by
+/// trace/explain.h from what the layers return.
 
 #include <tuple>
 #include <vector>
@@ -19,7 +20,8 @@
 #include "tinyamp/amp/autocast_layer.h"
 #include "tinyamp/amp/custom_function.h"
 #include "tinyamp/autograd/record.h"
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/core/tensor_args.h"
+#include "tinyamp/trace/explain.h"
 
 namespace tinyamp {
 namespace detail {
@@ -43,7 +45,25 @@ Tensor run_op(const Args&... args)
     }
 }
 
-void record_forward(const char* op, const std::vector<Tensor>& inputs, const Tensor& output, const amp::Decision& decision);
+// Layer 1, for one argument: each of its tensors (also in a list) as the decision says, each
+// cast explained when someone reads it; an optional dtype set to f32 under fp32_set_opt_dtype;
+// anything else unchanged.
+inline Tensor autocast_tensor(const Tensor& t, const amp::Decision& decision, const char* op)
+{
+    std::optional<amp::CachedCast> cast = amp::cast_argument(t, decision);
+    if (!cast) return t;
+    if (trace::explaining()) trace::record_cast(op, decision, t, *cast);
+    return std::move(cast->tensor);
+}
+inline std::optional<DType> autocast_argument(const std::optional<DType>& dtype, const amp::Decision& decision, const char*)
+{
+    return amp::dtype_argument(dtype, decision);
+}
+template <class A>
+decltype(auto) autocast_argument(const A& a, const amp::Decision& decision, const char* op)
+{
+    return map_tensors(a, [&](const Tensor& t) { return autocast_tensor(t, decision, op); });
+}
 
 }  // namespace detail
 
@@ -77,12 +97,13 @@ Tensor dispatch(const Args&... args)
     // 1. The autocast layer: decide, then cast the arguments. Braces evaluate left to right (a
     //    call's arguments need not), so the casts happen, and are traced, in argument order.
     const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors_in(args...)) : amp::Decision{};
+    if (trace::explaining()) trace::explain_decision_made(Op::name, decision);
     const bool traced = trace::current() && trace::at_top_level();
-    const std::tuple cast_args{amp::autocast_argument(args, decision, Op::name)...};
+    const std::tuple cast_args{detail::autocast_argument(args, decision, Op::name)...};
     // 2 and 3. The autograd layer and Op::forward, on the cast arguments.
     const auto run_on = [](const auto&... a) { return detail::run_op<Op>(a...); };
     Tensor out = std::apply(run_on, cast_args);
-    if (traced) detail::record_forward(Op::name, std::apply([](const auto&... a) { return tensors_in(a...); }, cast_args), out, decision);
+    if (traced) trace::record_forward(Op::name, std::apply([](const auto&... a) { return tensors_in(a...); }, cast_args), out, decision);
     return out;
 }
 

@@ -189,6 +189,25 @@ TEST_CASE("an op banned by an edited table is refused with a message that names 
                      "or move it to another policy (PolicyTable::set)");
 }
 
+// PyTorch's cached_cast runs with autocast excluded: the casts autocast makes are not ops it
+// decides about again. A table that bans `to` shows it: a user's own .to() is refused, while the
+// casts of a lower-precision op (through the cache), of an fp32 op and of promote all run.
+TEST_CASE("the casts autocast makes do not go through the autocast decision again")
+{
+    amp::PolicyTable table = amp::PolicyTable::cpu();
+    table.set_name("no-to");
+    table.set("to", amp::CastPolicy::banned);
+    amp::autocast region("cpu", {.dtype = DType::bf16, .table = std::make_shared<const amp::PolicyTable>(table)});
+    const Tensor w = ones({4, 3}).requires_grad_();
+    const Tensor x = ones({2, 3});
+    CHECK(error_message([&] { (void)x.to(f16); }, ErrorKind::state).find("to is banned") != std::string::npos);
+    const Tensor y = linear(x, w);                     // x and w cast to bf16, w through the cache
+    CHECK(y.dtype() == bf16);
+    CHECK(linear(x, w).dtype() == bf16);               // a cache hit
+    CHECK(mse_loss(y, zeros({2, 4})).dtype() == f32);  // fp32: y cast up
+    CHECK(cat({y, zeros({2, 4})}, 0).dtype() == f32);  // promote: y cast up
+}
+
 TEST_CASE("fp32_set_opt_dtype keeps the inputs and respects a dtype the user gave")
 {
     amp::autocast region("cpu", {.dtype = DType::f16, .table = cuda_table()});

@@ -95,6 +95,17 @@ TEST_CASE("custom_fwd with cast_inputs: inputs arrive f32 with autocast off, and
     CHECK_FALSE(seen.backward_autocast);
 }
 
+TEST_CASE("custom_fwd's casts are autocast's own: a table that bans `to` does not refuse them")
+{
+    seen = {};
+    amp::PolicyTable table = amp::PolicyTable::cpu();
+    table.set("to", amp::CastPolicy::banned);
+    amp::autocast region("cpu", {.table = std::make_shared<const amp::PolicyTable>(table)});
+    const Tensor y = MyF32Sum::apply(ones({2, 2}, bf16), std::vector<Tensor>{ones({2, 2}, bf16)});
+    CHECK(seen.forward_input == f32);
+    CHECK(y.dtype() == f32);
+}
+
 TEST_CASE("custom_fwd with cast_inputs outside autocast changes nothing")
 {
     seen = {};

@@ -1,11 +1,8 @@
 #include "tinyamp/amp/autocast_layer.h"
 
-#include <cstdlib>
-#include <iostream>
 #include <string_view>
 
-#include "tinyamp/amp/cast_cache.h"
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::amp {
 namespace {
@@ -37,46 +34,12 @@ const char* kBannedMessage =
     "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
     "safe to autocast.";
 
-std::string arrow(DType from, DType to) { return std::string(dtype_name(from)) + "\u2192" + dtype_name(to); }
-
-bool debug_enabled()
-{
-    static const bool enabled = [] {
-        const char* v = std::getenv("TINYAMP_DEBUG");
-        return v && std::string_view(v) == "1";
-    }();
-    return enabled;
-}
-
-// The one-line why of a decision (only built when explaining()).
-std::string explain(const char* op, const Decision& d)
-{
-    if (!d.policy) return std::string(op) + " is not listed on " + device_type_name(d.device_type) + " \u2192 runs in its input dtypes";
-    const std::string why = std::string(op) + " is " + d.rule + " on " + device_type_name(d.device_type) + " \u2192 ";
-    switch (*d.policy) {
-    case CastPolicy::lower_precision_fp:
-    case CastPolicy::fp32: return why + "runs in " + dtype_name(d.target);
-    case CastPolicy::fp32_set_opt_dtype:
-        return why + (d.set_opt_dtype ? "inputs kept, result in f32 (dtype=f32 unless given)" : "first input not eligible: unchanged");
-    case CastPolicy::promote: return why + "runs in the widest input dtype, " + dtype_name(d.target);
-    case CastPolicy::banned: break;
-    }
-    return why;
-}
-
 }  // namespace
 
 bool is_eligible(const Tensor& t, DeviceType device_type)
 {
     return t.defined() && t.device().type() == device_type && is_floating_point(t.dtype()) && t.dtype() != DType::f64;
 }
-
-void debug_log(const std::string& line)
-{
-    if (debug_enabled()) std::cerr << "[tinyamp autocast] " << line << '\n';
-}
-
-bool explaining() { return debug_enabled() || (trace::current() && trace::at_top_level()); }
 
 Decision decide(const char* op, const std::vector<Tensor>& tensors)
 {
@@ -107,54 +70,17 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors)
                          "': run it outside the autocast region, or move it to another policy (PolicyTable::set)");
         }
     }
-    if (explaining()) {
-        d.why = explain(op, d);
-        if (d.policy) debug_log(d.why);  // ops the table does not list are not autocast decisions
-    }
     return d;
 }
 
-Tensor cast_argument(const Tensor& t, const Decision& d, const char* op)
+std::optional<CachedCast> cast_argument(const Tensor& t, const Decision& d)
 {
     const bool casts = d.policy == CastPolicy::lower_precision_fp || d.policy == CastPolicy::fp32 || d.policy == CastPolicy::promote;
-    if (!casts || !is_eligible(t, d.device_type) || t.dtype() == d.target) return t;
-
-    const DType from = t.dtype();
-    CachedCast result;
-    {
-        trace::NestedScope nested;  // the `to` op inside is this cast: not traced again on its own
-        if (d.policy == CastPolicy::lower_precision_fp)
-            result = cached_cast(t, d.target, d.device_type);
-        else
-            result = {t.to(d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
-    }
-    if (!explaining()) return std::move(result.tensor);  // a member is not moved from implicitly
-
-    std::string cache_note;
-    switch (result.cache) {
-    case CacheOutcome::stored: cache_note = "cache: stored, " + explain_cache_reason(result.reason, t); break;
-    case CacheOutcome::hit: cache_note = "cache: hit, cast once per autocast region"; break;
-    case CacheOutcome::not_cacheable: cache_note = "not cached: " + explain_cache_reason(result.reason, t); break;
-    }
-    const std::string who = t.name().empty() ? "input" : t.name();
-    const std::string why = std::string(op) + " is " + d.rule + " on " + device_type_name(d.device_type) + " \u2192 cast " + who + " " +
-                            arrow(from, d.target) + " (" + cache_note + ")";
-    debug_log(why);
-    if (trace::Trace* trace = trace::current(); trace && trace::at_top_level()) {
-        trace::Event e;
-        e.op = "to";
-        e.is_cast = true;
-        e.inputs = {trace::describe(t, false)};
-        e.outputs = {trace::describe(result.tensor, true)};
-        e.device_type = device_type_name(d.device_type);
-        e.policy = d.rule;
-        e.why = why;
-        e.cache = result.cache == CacheOutcome::hit ? trace::CacheEvent::hit
-                  : result.cache == CacheOutcome::stored ? trace::CacheEvent::stored
-                                                          : trace::CacheEvent::none;
-        trace->add(std::move(e));
-    }
-    return std::move(result.tensor);
+    if (!casts || !is_eligible(t, d.device_type) || t.dtype() == d.target) return std::nullopt;
+    ExcludeAutocast exclude;    // the cast's own `to` is not an op autocast decides about
+    trace::NestedScope nested;  // nor one the trace shows on its own: it is this cast's event
+    if (d.policy == CastPolicy::lower_precision_fp) return cached_cast(t, d.target, d.device_type);
+    return CachedCast{t.to(d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
 }
 
 }  // namespace tinyamp::amp

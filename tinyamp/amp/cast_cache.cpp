@@ -71,22 +71,6 @@ CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type
     return {cast, CacheOutcome::stored, reason};
 }
 
-std::string explain_cache_reason(CacheReason reason, const Tensor& source)
-{
-    const std::string who = source.name().empty() ? "the tensor" : source.name();
-    switch (reason) {
-    case CacheReason::f32_leaf_requiring_grad: return who + " is an f32 leaf that requires grad";
-    case CacheReason::not_lower_precision: return "only lower-precision casts are cached";
-    case CacheReason::not_autocast_dtype: return "only casts to the autocast dtype are cached";
-    case CacheReason::not_f32: return who + " is not f32";
-    case CacheReason::no_grad_required: return who + " does not require grad (an activation, not a weight)";
-    case CacheReason::not_leaf: return who + " is not a leaf (it was computed)";
-    case CacheReason::is_view: return who + " is a view";
-    case CacheReason::cache_disabled: return "the cache is disabled in this region";
-    }
-    return "";
-}
-
 void clear_autocast_cache()
 {
     std::lock_guard lock(cache_mutex);

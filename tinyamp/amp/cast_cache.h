@@ -9,7 +9,6 @@
 /// when the outermost region of a thread exits.
 
 #include <cstddef>
-#include <string>
 
 #include "tinyamp/core/tensor.h"
 
@@ -22,7 +21,7 @@ namespace tinyamp::amp {
 enum class CacheOutcome { not_cacheable, stored, hit };
 
 /// Why a cast was (not) cached. A code, not text: the text is only built when a trace or
-/// TINYAMP_DEBUG asks for it (explain_cache_reason), so the common path makes no strings.
+/// TINYAMP_DEBUG asks for it (trace::explain_cache_reason), so the common path makes no strings.
 enum class CacheReason {
     f32_leaf_requiring_grad,  ///< cacheable: stored or hit
     not_lower_precision,      ///< an fp32 or promote cast: only lower-precision casts are cached
@@ -40,9 +39,6 @@ struct CachedCast {
     CacheOutcome cache = CacheOutcome::not_cacheable;      ///< not_cacheable, stored or hit
     CacheReason reason = CacheReason::not_autocast_dtype;  ///< the first rule that failed, or f32_leaf_requiring_grad
 };
-
-/// The reason as a sentence about `source`: "w is an f32 leaf that requires grad".
-std::string explain_cache_reason(CacheReason reason, const Tensor& source);
 
 /// `source` cast to `dtype` (the autocast dtype of `device_type`), through the cache when allowed.
 /// The cast is a real `to` node, so gradients flow back to the f32 source in f32. A miss builds it with grad mode on, so a cast first made under

@@ -26,6 +26,7 @@
 #include "tinyamp/amp/autocast.h"
 #include "tinyamp/amp/autocast_layer.h"
 #include "tinyamp/autograd/context.h"
+#include "tinyamp/core/tensor_args.h"
 
 namespace tinyamp::amp {
 
@@ -51,10 +52,11 @@ concept HasCustomBwd = requires { CustomBwd{Op::custom_bwd}; };
 
 /// An argument under cast_inputs: each of its tensors (map_tensors) cast to `to` when autocast
 /// could cast it (is_eligible: defined, on `device_type`, floating point, not f64); anything else
-/// unchanged.
+/// unchanged. The casts are autocast's own, so they do not go through the autocast layer again.
 template <class A>
 decltype(auto) cast_for_custom_fwd(const A& a, DType to, DeviceType device_type)
 {
+    ExcludeAutocast exclude;
     return map_tensors(a, [&](const Tensor& t) { return is_eligible(t, device_type) ? t.to(to) : t; });
 }
 

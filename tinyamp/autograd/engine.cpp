@@ -1,10 +1,7 @@
 #include "tinyamp/autograd/engine.h"
 
-#include <map>
 #include <optional>
 #include <queue>
-#include <sstream>
-#include <string>
 #include <unordered_map>
 
 #include "tinyamp/amp/autocast_state.h"
@@ -13,7 +10,7 @@
 #include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
 #include "tinyamp/ops/elementwise.h"
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/explain.h"
 
 namespace tinyamp {
 namespace {
@@ -29,80 +26,18 @@ Tensor conform(const Tensor& grad, const TensorMeta& meta, const Node& node, std
     return grad.dtype() == meta.dtype ? grad : grad.to(meta.dtype);
 }
 
-// While a TraceRecorder is alive, one backward event per node that runs: the gradients it received
-// (one entry per branch that sent one: the engine sums them into the node's grad_output) and the
-// gradients it passed on, after conform(). AccumulateGrad passes nothing on; its event shows the
-// .grad it wrote instead.
-class BackwardTracer {
-public:
-    explicit BackwardTracer(trace::Trace& trace) : trace_(trace) {}
-
-    void seed(Node* node, const Tensor& grad)
-    {
-        trace::TensorInfo info = trace::describe(grad, false);
-        if (info.name.empty()) info.name = "gradient seed";
-        received_[node].push_back(std::move(info));
-    }
-    void sent(Node* to, const Tensor& grad) { received_[to].push_back(trace::describe(grad, false)); }
-
-    // `raw` are the gradients as node->apply returned them, `passed` the conformed ones sent on.
-    void ran(Node& node, const Tensor& grad_output, const std::vector<Tensor>& raw, const std::vector<Tensor>& passed)
-    {
-        trace::Event e;
-        e.phase = trace::Phase::backward;
-        e.op = node.name();
-        e.inputs = std::move(received_[&node]);
-        received_.erase(&node);
-        e.device_type = device_type_name(grad_output.device().type());
-        std::ostringstream why;
-        std::string incoming = dtype_name(grad_output.dtype());
-        if (e.inputs.size() > 1) incoming.append(", the sum of ").append(std::to_string(e.inputs.size())).append(" branches");
-        if (auto* accumulate = dynamic_cast<AccumulateGrad*>(&node)) {
-            why << "AccumulateGrad adds the incoming gradient (" << incoming << ")";
-            if (const std::shared_ptr<TensorImpl> leaf = accumulate->leaf(); leaf && leaf->grad.defined()) {
-                trace::TensorInfo grad = trace::describe(leaf->grad, true);
-                grad.name = leaf->name.empty() ? "leaf.grad" : leaf->name + ".grad";
-                why << " into " << grad.name << " (" << dtype_name(grad.dtype) << ")";
-                e.outputs.push_back(std::move(grad));
-            }
-        } else {
-            why << node.name() << "'s backward: gradient of its output (" << incoming << ") \u2192 gradients of its inputs";
-            for (std::size_t i = 0; i < passed.size(); ++i) {
-                if (!passed[i].defined()) continue;
-                e.outputs.push_back(trace::describe(passed[i], true));
-                if (raw[i].dtype() != passed[i].dtype())  // where a gradient changes dtype on its way back
-                    why << "; input " << i << "'s gradient cast " << dtype_name(raw[i].dtype()) << "\u2192" << dtype_name(passed[i].dtype())
-                        << " to match its forward dtype";
-            }
-        }
-        e.why = why.str();
-        trace_.add(std::move(e));
-    }
-
-private:
-    trace::Trace& trace_;
-    std::unordered_map<const Node*, std::vector<trace::TensorInfo>> received_;
-};
-
 struct NodeOrder {  // the ready node with the largest sequence number (made last) runs first
     bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
 };
 
-}  // namespace
+using Roots = std::vector<std::pair<Edge, Tensor>>;
 
-void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool retain_graph, bool create_graph)
+// 1. The root gradients: one per output, in the output's dtype; implied as 1 for one-element outputs.
+Roots root_gradients(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs)
 {
     TINYAMP_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), value, "backward got ", outputs.size(), " outputs but ",
                   grad_outputs.size(), " gradients; give one gradient per output (or none for one-element outputs)");
-
-    // The ops run here (casts and sums of gradients, backward formulas) belong to the backward
-    // events, so they are not traced as forward ops of their own.
-    std::optional<BackwardTracer> tracer;
-    if (trace::current() && trace::at_top_level()) tracer.emplace(*trace::current());
-    trace::NestedScope inside_backward;
-
-    // 1. The root gradients.
-    std::vector<std::pair<Edge, Tensor>> roots;
+    Roots roots;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const Tensor& out = outputs[i];
         TINYAMP_CHECK(out.requires_grad(), state, "output ", i, " of backward does not require grad and has no grad_fn, so there is "
@@ -117,16 +52,16 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
                       " but output ", i, " has shape ", shape_str(out.shape()), "; they must match");
         roots.emplace_back(gradient_edge(out), grad.dtype() == out.dtype() ? grad : grad.to(out.dtype()));
     }
+    return roots;
+}
 
-    // 2. How many gradients will arrive at each node (iterative depth-first walk).
+// 2. How many gradients will arrive at each node reachable from the roots (iterative depth-first walk).
+std::unordered_map<Node*, int> count_dependencies(const Roots& roots)
+{
     std::unordered_map<Node*, int> pending;
     std::vector<Node*> stack;
-    for (auto& [edge, grad] : roots) {
-        if (!pending.count(edge.node.get())) {
-            pending[edge.node.get()] = 0;
-            stack.push_back(edge.node.get());
-        }
-    }
+    for (const auto& [edge, grad] : roots)
+        if (pending.try_emplace(edge.node.get(), 0).second) stack.push_back(edge.node.get());
     while (!stack.empty()) {
         Node* node = stack.back();
         stack.pop_back();
@@ -137,25 +72,43 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
             if (first_visit) stack.push_back(next.node.get());
         }
     }
+    return pending;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool retain_graph, bool create_graph)
+{
+    // While a trace records, one backward event per node (trace/explain.h). The ops run here
+    // (backward formulas, casts and sums of gradients) belong to those events, so they are not
+    // traced as forward ops of their own.
+    std::optional<trace::BackwardTracer> tracer;
+    if (trace::current() && trace::at_top_level()) tracer.emplace(*trace::current());
+    trace::NestedScope inside_backward;
+
+    const Roots roots = root_gradients(outputs, grad_outputs);
+    std::unordered_map<Node*, int> pending = count_dependencies(roots);
 
     // 3. Run each node once all its gradients have arrived, passing results along its edges.
     GradModeGuard grad_mode(create_graph);
     amp::DisableAutocast no_autocast;  // backward runs in the dtypes the forward saved, in any region
-    trace::NestedScope nested;         // ops inside backward formulas belong to their node's event
     std::unordered_map<Node*, Tensor> arrived;  // summed gradient of each node's output
-    std::priority_queue<Node*, std::vector<Node*>, NodeOrder> ready;
-    for (auto& [edge, grad] : roots) {
-        Tensor& slot = arrived[edge.node.get()];
+    const auto deliver = [&](Node* to, const Tensor& grad) {
+        Tensor& slot = arrived[to];
         slot = slot.defined() ? add(slot, grad) : grad;
+    };
+    std::priority_queue<Node*, std::vector<Node*>, NodeOrder> ready;
+    std::vector<std::shared_ptr<Node>> keep_alive;  // nodes stay valid while we walk them
+    for (const auto& [edge, grad] : roots) {
+        deliver(edge.node.get(), grad);
         if (tracer) tracer->seed(edge.node.get(), grad);
+        keep_alive.push_back(edge.node);
     }
-    for (auto& [edge, grad] : roots)
+    for (const auto& [edge, grad] : roots)
         if (pending[edge.node.get()] == 0) {
             pending[edge.node.get()] = -1;  // queued
             ready.push(edge.node.get());
         }
-    std::vector<std::shared_ptr<Node>> keep_alive;  // nodes stay valid while we walk them
-    for (auto& [edge, grad] : roots) keep_alive.push_back(edge.node);
     while (!ready.empty()) {
         Node* node = ready.top();
         ready.pop();
@@ -167,18 +120,16 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         std::vector<Tensor> passed(tracer ? grads.size() : 0);  // what was sent on, for the trace
         for (std::size_t i = 0; i < node->next_edges.size(); ++i) {
             const Edge& next = node->next_edges[i];
-            if (!next.valid() || i >= grads.size() || !grads[i].defined()) {
-                if (next.valid() && --pending[next.node.get()] == 0) ready.push(next.node.get());
-                continue;
+            if (!next.valid()) continue;
+            if (i < grads.size() && grads[i].defined()) {
+                const Tensor grad = conform(grads[i], node->inputs[i], *node, i);
+                deliver(next.node.get(), grad);
+                keep_alive.push_back(next.node);
+                if (tracer) {
+                    passed[i] = grad;
+                    tracer->sent(next.node.get(), grad);
+                }
             }
-            const Tensor grad = conform(grads[i], node->inputs[i], *node, i);
-            if (tracer) {
-                passed[i] = grad;
-                tracer->sent(next.node.get(), grad);
-            }
-            Tensor& slot = arrived[next.node.get()];
-            slot = slot.defined() ? add(slot, grad) : grad;
-            keep_alive.push_back(next.node);
             if (--pending[next.node.get()] == 0) ready.push(next.node.get());
         }
         if (tracer && grad_output.defined()) tracer->ran(*node, grad_output, grads, passed);

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/palette.h"
 
 namespace tinyamp::trace {
 namespace {

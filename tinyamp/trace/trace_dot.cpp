@@ -17,7 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/palette.h"
+#include "tinyamp/trace/recorder.h"
 #include "tinyamp/trace/trace_graph.h"
 
 namespace tinyamp::trace {

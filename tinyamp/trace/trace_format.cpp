@@ -1,9 +1,22 @@
 // A trace as text, one line per event, for lessons and logs.
 #include <ostream>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::trace {
+
+const char* phase_name(Phase phase) { return phase == Phase::forward ? "forward" : "backward"; }
+
+const char* cache_event_name(CacheEvent cache)
+{
+    switch (cache) {
+    case CacheEvent::none: return "none";
+    case CacheEvent::stored: return "stored";
+    case CacheEvent::hit: return "hit";
+    }
+    return "none";  // unreachable: every enumerator is handled above
+}
+
 namespace {
 
 // "w1 f32 [4, 3]", or "f32 [4, 3]" for a tensor without a name.

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::trace {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::trace {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/event.h"
 
 namespace tinyamp::trace {
 namespace {

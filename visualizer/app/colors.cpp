@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tinyamp/trace/trace.h"
+#include "tinyamp/trace/palette.h"
 
 namespace tinyamp::viz {
 

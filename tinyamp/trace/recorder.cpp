@@ -1,26 +1,15 @@
-// The Trace container and the thread-local recorder that the dispatcher, the autocast layer and
-// the backward engine write into.
-#include "tinyamp/trace/trace.h"
+// The Trace container, the thread-local recorder that the dispatcher and the backward engine
+// write into, and the nesting depth that tells a top-level op from one run inside another.
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::trace {
 namespace {
 
 // Each thread records into its own trace (or none), so ops on other threads never mix in.
 thread_local Trace* recording = nullptr;
+thread_local int nesting_depth = 0;
 
 }  // namespace
-
-const char* phase_name(Phase phase) { return phase == Phase::forward ? "forward" : "backward"; }
-
-const char* cache_event_name(CacheEvent cache)
-{
-    switch (cache) {
-    case CacheEvent::none: return "none";
-    case CacheEvent::stored: return "stored";
-    case CacheEvent::hit: return "hit";
-    }
-    return "none";  // unreachable: every enumerator is handled above
-}
 
 void Trace::add(Event event)
 {
@@ -35,5 +24,9 @@ TraceRecorder::TraceRecorder(Trace& trace) : previous_(recording) { recording = 
 TraceRecorder::~TraceRecorder() { recording = previous_; }
 
 Trace* current() { return recording; }
+
+NestedScope::NestedScope() { ++nesting_depth; }
+NestedScope::~NestedScope() { --nesting_depth; }
+bool at_top_level() { return nesting_depth == 0; }
 
 }  // namespace tinyamp::trace

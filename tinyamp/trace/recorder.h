@@ -1,0 +1,71 @@
+#pragma once
+/// \file
+/// The trace being recorded on this thread: a TraceRecorder makes a Trace the current one, and
+/// NestedScope marks the inner ops (an op's own forward, backward formulas, autocast's casts)
+/// that belong to an outer op's event.
+///
+/// Recording is off unless a TraceRecorder is alive on the thread; the dispatcher (forward ops
+/// and autocast's casts) and the backward engine add the events, through trace/explain.h.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "tinyamp/trace/event.h"
+
+namespace tinyamp::trace {
+
+/// A list of events, in the order they were recorded; fill it with a TraceRecorder.
+class Trace {
+public:
+    const std::vector<Event>& events() const { return events_; }  ///< every event, oldest first
+    void add(Event event);             ///< assigns seq: one more than the last event's
+    void clear() { events_.clear(); }  ///< removes every event
+    /// JSON: {"version": 2, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
+    /// the histogram as {"lowest_exponent": e, "counts": [...]}); trace_json.cpp describes the format.
+    std::string to_json() const;
+    /// Reads versions 2 and 1 (which has no histograms: they read as empty). Throws Error(io)
+    /// naming what is wrong and where.
+    static Trace from_json(const std::string& text);
+    /// Graphviz DOT: op nodes filled by their output dtype (dtype_color), cast nodes distinct,
+    /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,
+    /// and a legend of the dtypes that appear. Node names: `e<seq>` for events, `t<id>` for tensors
+    /// from outside the trace, `legend_<dtype>` for the legend (trace_dot.cpp describes the picture).
+    /// The nodes and edges are those of build_graph() (trace_graph.h).
+    std::string to_dot() const;
+
+private:
+    std::vector<Event> events_;
+};
+
+/// Every event, one line each (see operator<< for Event).
+std::ostream& operator<<(std::ostream& out, const Trace& trace);
+
+/// Records every event on this thread into `trace` while alive (recorders nest: the innermost wins).
+class TraceRecorder {
+public:
+    explicit TraceRecorder(Trace& trace);  ///< starts recording into `trace` (which must outlive the recorder)
+    ~TraceRecorder();                      ///< goes back to the previous recorder, or to none
+    TraceRecorder(const TraceRecorder&) = delete;
+    TraceRecorder& operator=(const TraceRecorder&) = delete;
+
+private:
+    Trace* previous_;
+};
+
+/// The trace being recorded on this thread, or nullptr. Callers build an Event only when non-null.
+Trace* current();
+
+/// Only top-level ops are traced: ops run inside another op (its forward, a backward formula,
+/// autocast's casts) are part of that op's event. A NestedScope marks such an inner region.
+class NestedScope {
+public:
+    NestedScope();   ///< enters an inner region: ops run until it ends are not traced on their own
+    ~NestedScope();  ///< leaves it
+    NestedScope(const NestedScope&) = delete;
+    NestedScope& operator=(const NestedScope&) = delete;
+};
+/// True outside every NestedScope on this thread: an op run now gets its own event.
+bool at_top_level();
+
+}  // namespace tinyamp::trace
