@@ -94,37 +94,62 @@ void step_one_iteration(lesson::Lesson& L, Training& t)
     t.opt.zero_grad();  // this iteration was only for looking; the run below starts afresh
 }
 
+// Trains `iterations` iterations of the AMP loop and records what each did.
+std::vector<Iteration> train_and_record(Training& t, int iterations)
+{
+    std::vector<Iteration> run;
+    while (int(run.size()) < iterations)
+        for (const data::Batch& batch : t.loader) {
+            if (int(run.size()) == iterations) break;
+            Iteration it;
+            t.opt.zero_grad();
+            const Tensor loss = f16_loss(t.model, batch);
+            it.scale_used = t.scaler.get_scale();
+            it.loss = loss.item();
+            t.scaler.scale(loss).backward();
+            const std::vector<double> before = t.model.snapshot();
+            it.stepped = t.scaler.step(t.opt);
+            it.weights_kept = t.model.snapshot() == before;
+            t.scaler.update();
+            it.scale_after = t.scaler.get_scale();
+            run.push_back(it);
+        }
+    return run;
+}
+
+void write_scale_plot(lesson::Lesson& L, const std::vector<Iteration>& run)
+{
+    // The scale each iteration used, as a staircase (each value holds until the next update), on a
+    // log2 axis; the skipped iterations as red vertical marks.
+    lesson::Series staircase{"loss scale used", {}, {}, "#3c78dc", false};
+    std::vector<lesson::Mark> skip_marks;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        const double x = double(i + 1);
+        staircase.x.insert(staircase.x.end(), {x, x + 1});
+        staircase.y.insert(staircase.y.end(), 2, std::log2(run[i].scale_used));
+        if (!run[i].stepped) skip_marks.push_back({x + 0.5, skip_marks.empty() ? "skipped (inf/NaN)" : "", "#d62728"});
+    }
+    L.write_plot("loss_scale",
+                 lesson::LinePlot{"GradScaler's loss scale over a training run (growth_interval 5)",
+                                  "iteration",
+                                  "log2 of the loss scale (16 = 65536)",
+                                  false,
+                                  {staircase},
+                                  skip_marks,
+                                  {{16, "init_scale 2^16", "#888888"}}},
+                 "The scale doubles after 5 clean steps and halves after each overflow; red: the skipped steps.");
+}
+
 RunRecord step_training_run(lesson::Lesson& L, Training& t)
 {
-    const lesson::Mlp& model = t.model;
-    amp::GradScaler& scaler = t.scaler;
+    const amp::GradScaler& scaler = t.scaler;
     L.step("A training run with growth_interval = 5");
     L.say("SGD (lr 0.1, momentum 0.9) on 3 spirals, batches of 64, f16 autocast, GradScaler with\n"
           "init_scale 65536 and growth_interval 5 (PyTorch's default is 2000: too slow to watch).");
     L.expect("The scale climbs x2 after every 5 clean steps until a step overflows; that step is skipped\n"
              "(its weights stay exactly as they were) and the scale halves. So it saws up and down around\n"
              "the largest S the gradients allow, and the loss still falls.");
-    std::vector<Iteration> run;
-    {
-        int done = 0;
-        while (done < kIterations)
-            for (const data::Batch& batch : t.loader) {
-                if (done == kIterations) break;
-                Iteration it;
-                t.opt.zero_grad();
-                const Tensor loss = f16_loss(model, batch);
-                it.scale_used = scaler.get_scale();
-                it.loss = loss.item();
-                scaler.scale(loss).backward();
-                const std::vector<double> before = model.snapshot();
-                it.stepped = scaler.step(t.opt);
-                it.weights_kept = model.snapshot() == before;
-                scaler.update();
-                it.scale_after = scaler.get_scale();
-                run.push_back(it);
-                ++done;
-            }
-    }
+    const std::vector<Iteration> run = train_and_record(t, kIterations);
     int skipped = 0, growths = 0, kept_when_skipped = 0;
     std::string timeline;
     for (std::size_t i = 0; i < run.size(); ++i) {
@@ -161,25 +186,7 @@ RunRecord step_training_run(lesson::Lesson& L, Training& t)
             "the update rule replayed from the skip flags alone gives every recorded scale (and scaler.history() agrees)");
     L.check(last_loss < 0.8 * first_loss, "the loss falls by more than 20 % in spite of the skipped steps");
 
-    // The scale each iteration used, as a staircase (each value holds until the next update), on a
-    // log2 axis; the skipped iterations as red vertical marks.
-    lesson::Series staircase{"loss scale used", {}, {}, "#3c78dc", false};
-    std::vector<lesson::Mark> skip_marks;
-    for (std::size_t i = 0; i < run.size(); ++i) {
-        const double x = double(i + 1);
-        staircase.x.insert(staircase.x.end(), {x, x + 1});
-        staircase.y.insert(staircase.y.end(), 2, std::log2(run[i].scale_used));
-        if (!run[i].stepped) skip_marks.push_back({x + 0.5, skip_marks.empty() ? "skipped (inf/NaN)" : "", "#d62728"});
-    }
-    L.write_plot("loss_scale",
-                 lesson::LinePlot{"GradScaler's loss scale over a training run (growth_interval 5)",
-                                  "iteration",
-                                  "log2 of the loss scale (16 = 65536)",
-                                  false,
-                                  {staircase},
-                                  skip_marks,
-                                  {{16, "init_scale 2^16", "#888888"}}},
-                 "The scale doubles after 5 clean steps and halves after each overflow; red: the skipped steps.");
+    write_scale_plot(L, run);
     return {run, growths, skipped};
 }
 

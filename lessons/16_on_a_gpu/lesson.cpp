@@ -174,35 +174,38 @@ struct Timing {
     std::int64_t peak = 0;
 };
 
+// The same training step from the same weights on the CPU and on the GPU, in f32 or (mixed) under
+// f16 autocast with a GradScaler: the largest difference in the loss or the weights.
+double step_difference(Device gpu, const Tensor& host, const SmallStep& small, bool mixed)
+{
+    const lesson::Mlp& init = small.init;
+    std::vector<double> losses;
+    std::vector<lesson::Mlp> trained;
+    for (Device d : {Device::cpu(), gpu}) {
+        const lesson::Mlp m = init.copy_to(d);
+        optim::SGD optimizer(m.params(), {.lr = 0.1});
+        amp::GradScaler scaler(device_type_name(d.type()), {.init_scale = 1024.0, .enabled = mixed});
+        losses.push_back(train_step(m, optimizer, scaler, host.slice(0, 0, 16).contiguous().to(d), small.labels.to(d),
+                                    mixed ? std::optional<DType>(f16) : std::nullopt));
+        trained.push_back(m);
+    }
+    double worst = difference(losses[1], losses[0]);
+    for (std::size_t i = 0; i < init.params().size(); ++i)
+        worst = std::max(worst, max_difference(trained[1].params()[i].cpu(), trained[0].params()[i]));
+    std::printf("   %-22s loss CPU %.7f, GPU %.7f; largest difference in loss or weights %.3g\n", mixed ? "f16 autocast + scaler" : "f32",
+                losses[0], losses[1], worst);
+    return worst;
+}
+
 // Returns the timings: CPU f32, GPU f32, GPU f16 + GradScaler, GPU bf16.
 std::vector<Timing> step_train_and_time(lesson::Lesson& L, Generator& gen, Device gpu, const Tensor& host, const SmallStep& small)
 {
-    const lesson::Mlp& init = small.init;
-    const Tensor& labels = small.labels;
     L.step("One training step, GPU against CPU; then time a bigger MLP");
     L.expect("The same step from the same weights gives the same loss on both devices: exactly up to the order\n"
              "of additions in f32, within f16's rounding under autocast. A bigger MLP (784-2048-2048-10, batch\n"
              "512) shows the speed: on the GPU f16 and bf16 run on Tensor Cores. (tinyamp's optimizers update\n"
              "GPU weights through a host copy, which costs part of each step.)");
-    double worst_f32 = 0, worst_f16 = 0;
-    for (bool mixed : {false, true}) {
-        std::vector<double> losses;
-        std::vector<lesson::Mlp> trained;
-        for (Device d : {Device::cpu(), gpu}) {
-            const lesson::Mlp m = init.copy_to(d);
-            optim::SGD optimizer(m.params(), {.lr = 0.1});
-            amp::GradScaler scaler(device_type_name(d.type()), {.init_scale = 1024.0, .enabled = mixed});
-            losses.push_back(train_step(m, optimizer, scaler, host.slice(0, 0, 16).contiguous().to(d), labels.to(d),
-                                        mixed ? std::optional<DType>(f16) : std::nullopt));
-            trained.push_back(m);
-        }
-        double worst = difference(losses[1], losses[0]);
-        for (std::size_t i = 0; i < init.params().size(); ++i)
-            worst = std::max(worst, max_difference(trained[1].params()[i].cpu(), trained[0].params()[i]));
-        (mixed ? worst_f16 : worst_f32) = worst;
-        std::printf("   %-22s loss CPU %.7f, GPU %.7f; largest difference in loss or weights %.3g\n",
-                    mixed ? "f16 autocast + scaler" : "f32", losses[0], losses[1], worst);
-    }
+    const double worst_f32 = step_difference(gpu, host, small, false), worst_f16 = step_difference(gpu, host, small, true);
     L.check(worst_f32 < 1e-4, "f32: the GPU step matches the CPU step (loss and weights) to 1e-4");
     L.check(worst_f16 < 1e-2, "f16 autocast + GradScaler: the GPU step matches the CPU one within f16's rounding (1e-2)");
 
@@ -234,15 +237,11 @@ std::vector<Timing> step_train_and_time(lesson::Lesson& L, Generator& gen, Devic
     for (const Timing& t : timings) all_fell = all_fell && std::isfinite(t.last_loss) && t.last_loss < t.first_loss;
     L.check(all_fell, "the loss falls in every mode, on both devices");
     return timings;
-
 }
 
-void run(lesson::Lesson& L)
+// cuda:0, or a skip (exit 77) saying why there is no usable GPU here.
+Device require_gpu(lesson::Lesson& L)
 {
-    L.say("Everything so far ran on the CPU. On a GPU the same code runs with the tensors moved there\n"
-          "(x.cuda() or x.to(Device::cuda(0))), autocast(\"cuda\") in place of autocast(\"cpu\"), and\n"
-          "GradScaler(\"cuda\"). This is where mixed precision pays: Tensor Cores multiply f16/bf16\n"
-          "matrices many times faster than f32.");
     std::printf("   cuda_built() = %s, cuda_device_count() = %d\n", cuda_built() ? "true" : "false", cuda_device_count());
     if (cuda_device_count() == 0) {
         const std::string reason = cuda_unavailable_reason();
@@ -251,7 +250,16 @@ void run(lesson::Lesson& L)
               ".table = cuda table}) shows on CPU tensors the dtypes a GPU run would get (lesson 5).");
         L.skip("no CUDA device: " + reason);
     }
-    const Device gpu = Device::cuda(0);
+    return Device::cuda(0);
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("Everything so far ran on the CPU. On a GPU the same code runs with the tensors moved there\n"
+          "(x.cuda() or x.to(Device::cuda(0))), autocast(\"cuda\") in place of autocast(\"cpu\"), and\n"
+          "GradScaler(\"cuda\"). This is where mixed precision pays: Tensor Cores multiply f16/bf16\n"
+          "matrices many times faster than f32.");
+    const Device gpu = require_gpu(L);
     Generator gen(0);  // steps 1, 2 and 4 draw from it in turn
     const HostAndGpu batch = step_tensors_on_gpu(L, gen, gpu);
     const SmallStep small = step_autocast_cuda(L, gen, gpu, batch);
