@@ -125,11 +125,14 @@ void print_hardware(const backends::cpu::MatmulHardware& hw)
         std::printf("   one core, in registers: not measured (the portable tier has no one instruction to time)\n");
 }
 
-void run(lesson::Lesson& L)
-{
-    L.say("Training spends its memory on numbers (weights, activations, gradients) and its time moving\n"
-          "and multiplying them. f16 and bf16 take 2 bytes a number instead of f32's 4.");
+// The model of step 1 and what it and its bf16 copy take.
+struct Weights {
+    std::shared_ptr<nn::Sequential> model;
+    std::int64_t params = 0, f32_bytes = 0, bf16_bytes = 0;
+};
 
+Weights step_weights(lesson::Lesson& L)
+{
     L.step("Weights: half the bytes");
     auto model = make_mlp();
     const std::int64_t params = model->num_parameters();
@@ -144,22 +147,24 @@ void run(lesson::Lesson& L)
     std::printf("   f32 model: %.2f MB, bf16 copy: %.2f MB\n", megabytes(f32_model), megabytes(bf16_model));
     L.check(f32_model == 4 * params, "the f32 model takes 4 bytes a parameter");
     L.check(bf16_model * 2 == f32_model, "the bf16 model takes exactly half");
-    copy.reset();
+    return {model, params, f32_model, bf16_model};
+}
 
+void step_activations(lesson::Lesson& L, const Weights& weights, Generator& gen)
+{
     L.step("Activations: what autograd keeps for backward");
     L.say("The forward pass keeps its intermediate results (activations) for backward. With a batch of\n"
           + std::to_string(kBatch) + " they outweigh the weights, and under autocast the matrix products make them in bf16.");
     L.expect("under autocast the activations kept for backward take half the bytes they take in f32. The\n"
              "price: a bf16 copy of the input and of each weight (the cast cache), still smaller for this batch.");
-    Generator gen(0);
     const Tensor x = randn({kBatch, kWidth}, f32, gen);
     std::vector<double> label_values(kBatch);
     for (std::int64_t i = 0; i < kBatch; ++i) label_values[static_cast<std::size_t>(i)] = static_cast<double>(i % 10);
     const Tensor labels = tensor(label_values, {kBatch}, i64);
-    const ForwardMemory plain = forward_memory(*model, x, labels, false);
-    const ForwardMemory mixed = forward_memory(*model, x, labels, true);
-    const std::int64_t weight_copies = 2 * params;  // the cast cache's bf16 copies of every weight and bias
-    const std::int64_t input_copy = 2 * x.numel();   // x cast to bf16 for the first product
+    const ForwardMemory plain = forward_memory(*weights.model, x, labels, false);
+    const ForwardMemory mixed = forward_memory(*weights.model, x, labels, true);
+    const std::int64_t weight_copies = 2 * weights.params;  // the cast cache's bf16 copies of every weight and bias
+    const std::int64_t input_copy = 2 * x.numel();           // x cast to bf16 for the first product
     const std::int64_t mixed_activations = mixed.low_bytes - weight_copies - input_copy + mixed.f32_bytes;
     std::printf("   f32 forward keeps:      %7.2f MB of f32\n", megabytes(plain.f32_bytes));
     std::printf("   autocast forward keeps: %7.2f MB of bf16 (of it %.2f MB weight copies, %.2f MB the input's copy)\n"
@@ -173,6 +178,10 @@ void run(lesson::Lesson& L)
     L.key_result("activations kept for backward: " + lesson::fmt(megabytes(plain.f32_bytes)) + " MB in f32, " +
                  lesson::fmt(megabytes(mixed_activations)) + " MB under bf16 autocast (" + lesson::fmt(ratio) + "x)");
 
+}
+
+void step_speed(lesson::Lesson& L, Generator& gen)
+{
     const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
     const std::int64_t n = speed_size(hw);
     L.step("Speed: a " + std::to_string(n) + " x " + std::to_string(n) + " matrix product");
@@ -212,6 +221,10 @@ void run(lesson::Lesson& L)
                  "; expected bf16 " + backends::cpu::bf16_speed_name(hw.bf16_speed) + "): f32 " + lesson::fmt(gflop / t32) +
                  " GFLOP/s, bf16 " + lesson::fmt(gflop / t16) + " GFLOP/s (" + lesson::fmt(speedup) + "x)");
 
+}
+
+void step_catch(lesson::Lesson& L, const Weights& weights)
+{
     L.step("The catch");
     L.say("Half the bytes also means less range and precision (lesson 2). Mixed precision keeps what needs\n"
           "f32 in f32 (master weights, sums, softmax, losses) and runs the rest in 16 bits; the lessons that\n"
@@ -219,8 +232,19 @@ void run(lesson::Lesson& L)
     L.expect("1 + 1e-4 does not survive bf16, and 1e5 does not survive f16.");
     L.check(scalar_tensor(1.0 + 1e-4, bf16).item() == 1.0, "bf16 rounds 1 + 1e-4 to 1");
     L.check(std::isinf(scalar_tensor(1e5, f16).item()), "1e5 overflows f16");
-    L.key_result("a bf16 copy of the " + std::to_string(params) + "-parameter MLP takes " + lesson::fmt(megabytes(bf16_model)) +
-                 " MB instead of " + lesson::fmt(megabytes(f32_model)) + " MB");
+    L.key_result("a bf16 copy of the " + std::to_string(weights.params) + "-parameter MLP takes " + lesson::fmt(megabytes(weights.bf16_bytes)) +
+                 " MB instead of " + lesson::fmt(megabytes(weights.f32_bytes)) + " MB");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("Training spends its memory on numbers (weights, activations, gradients) and its time moving\n"
+          "and multiplying them. f16 and bf16 take 2 bytes a number instead of f32's 4.");
+    const Weights weights = step_weights(L);
+    Generator gen(0);  // steps 2 and 3 draw from it in turn
+    step_activations(L, weights, gen);
+    step_speed(L, gen);
+    step_catch(L, weights);
 }
 
 const lesson::Registration registered{{1, "why_mixed_precision", "Why mixed precision",

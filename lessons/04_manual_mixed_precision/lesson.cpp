@@ -121,12 +121,8 @@ lesson::Series curve(const std::string& label, const std::vector<double>& loss, 
     return s;
 }
 
-void run(lesson::Lesson& L)
+void step_one_weight(lesson::Lesson& L)
 {
-    L.say("16-bit weights halve the memory and feed fast 16-bit matmuls, but an optimizer step is a tiny\n"
-          "change to a large number: w - lr * grad. In bf16 (8 bits of precision) such a change is\n"
-          "often below half the gap to the next number, and it rounds away.");
-
     L.step("One weight, one small update, 100 times");
     L.expect("w = 1 and lr * grad = 1e-4 (lesson 2: 1 - 1e-4 is not a bf16 number). A bf16 weight stays\n"
              "exactly 1 after 100 updates. An f32 master weight reaches 0.99, and its bf16 copy is the bf16\n"
@@ -147,12 +143,15 @@ void run(lesson::Lesson& L)
     L.check(w16.item() == 1.0, "the bf16 weight never moved: every 1 - 1e-4 rounded back to 1");
     L.check(std::abs(master.item() - 0.99) < 1e-5, "the f32 master reached 0.99");
     L.check(copy == 0.98828125, "its bf16 copy is 0.98828125, the bf16 number nearest 0.99");
+    L.key_result("bf16 weight after 100 updates of 1e-4: 1 (unchanged); f32 master: 0.99");
+}
 
+void step_recipe(lesson::Lesson& L, const Problem& p)
+{
     L.step("The recipe: a bf16 model, f32 master weights");
     L.expect("Per step: (1) forward and backward with the bf16 copy, so its .grad is bf16; (2) that gradient,\n"
              "converted, becomes the f32 master's .grad; (3) the optimizer updates the f32 master; (4) the\n"
              "bf16 copy is overwritten with the rounded master. Memory per weight: 4 + 2 bytes (+ grads).");
-    const Problem p = make_problem();
     {
         const Tensor m = zeros({kFeatures}, f32).requires_grad_().set_name("master");
         const Tensor c = m.detach().to(bf16).requires_grad_().set_name("copy");
@@ -164,7 +163,10 @@ void run(lesson::Lesson& L)
         L.check(c.grad().dtype() == bf16 && m.grad().dtype() == f32, "the copy's gradient is bf16; the master's is f32");
         L.check(!c.shares_storage_with(m) && m.nbytes() == 2 * c.nbytes(), "the copy is separate storage, half the master's bytes");
     }
+}
 
+void step_regression(lesson::Lesson& L, const Problem& p)
+{
     L.step("Training a linear regression three ways");
     L.expect("y = X w_true (256 samples, 16 weights near 1.5), full-batch SGD, lr 0.02, 300 steps. f32 goes\n"
              "to ~0. Pure bf16 weights stall: once lr * grad (= 0.04 * error) is below half a bf16 gap\n"
@@ -204,9 +206,19 @@ void run(lesson::Lesson& L)
           "bf16 forward pass (X, y and X w rounded to bf16), which is noisy at the 1e-3 level, so its bf16\n"
           "copy jitters by a gap or two around them. The pure bf16 model never gets that far.");
 
-    L.key_result("bf16 weight after 100 updates of 1e-4: 1 (unchanged); f32 master: 0.99");
     L.key_result("linear regression after 300 steps: loss " + lesson::fmt(pure.loss[kSteps]) + " with bf16 weights vs " +
                  lesson::fmt(mixed.loss[kSteps]) + " with f32 masters (f32: " + lesson::fmt(full.loss[kSteps]) + ")");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("16-bit weights halve the memory and feed fast 16-bit matmuls, but an optimizer step is a tiny\n"
+          "change to a large number: w - lr * grad. In bf16 (8 bits of precision) such a change is\n"
+          "often below half the gap to the next number, and it rounds away.");
+    step_one_weight(L);
+    const Problem p = make_problem();  // the regression of steps 2 and 3
+    step_recipe(L, p);
+    step_regression(L, p);
 }
 
 const lesson::Registration registered{{4, "manual_mixed_precision", "Mixed precision by hand: f32 master weights",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp;
 
@@ -44,54 +45,23 @@ Outputs forward(const Model& m, const Tensor& x, const Tensor& labels)
     return {softmax(logits, -1), cross_entropy(logits, labels)};
 }
 
-// The forward ops of a trace (no casts), each with the dtype of its output and its rule.
-struct OpRow {
-    std::string op, policy, why;
-    DType out;
-};
-
-std::vector<OpRow> forward_ops(const trace::Trace& t)
+// A forward op of the trace is `op` (the nth of that name), ran with `policy` and gave `dtype`.
+bool op_is(const lesson::Events& ops, const std::string& op, DType dtype, const std::string& policy, std::size_t nth = 0)
 {
-    std::vector<OpRow> rows;
-    for (const trace::Event& e : t.events())
-        if (e.phase == trace::Phase::forward && !e.is_cast && !e.outputs.empty())
-            rows.push_back({e.op, e.policy, e.why, e.outputs[0].dtype});
-    return rows;
+    const trace::Event* e = lesson::first_event(ops, op, nth);
+    return e && lesson::output_dtype(*e) == dtype && e->policy == policy;
 }
 
-const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& op, int nth = 0)
+void print_ops(const lesson::Events& ops)
 {
-    for (const OpRow& r : rows)
-        if (r.op == op && nth-- == 0) return &r;
-    return nullptr;
+    for (const trace::Event* e : ops) std::printf("   %-14s -> %-4s  %s\n", e->op.c_str(), dtype_name(lesson::output_dtype(*e)), e->why.c_str());
 }
 
-bool op_is(const std::vector<OpRow>& rows, const std::string& op, DType dtype, const std::string& policy, int nth = 0)
+void step_region_dtype(lesson::Lesson& L, Generator& gen)
 {
-    const OpRow* r = find_op(rows, op, nth);
-    return r && r->out == dtype && r->policy == policy;
-}
-
-void print_ops(const std::vector<OpRow>& rows)
-{
-    for (const OpRow& r : rows) std::printf("   %-14s -> %-4s  %s\n", r.op.c_str(), dtype_name(r.out), r.why.c_str());
-}
-
-std::string policy_or_none(const amp::PolicyTable& t, const std::string& op)
-{
-    const auto p = t.lookup(op);
-    return p ? amp::policy_name(*p) : "not listed";
-}
-
-void run(lesson::Lesson& L)
-{
-    L.say("autocast does not change your model: the parameters stay f32. It changes what each op does\n"
-          "with its inputs, by name, from a policy table (PyTorch's lists in aten/src/ATen/autocast_mode.cpp).");
-
     L.step("amp::autocast(\"cpu\"): bf16 by default, f16 on request");
     L.expect("linear(x, w) with f32 x and w is f32 outside a region, bf16 inside autocast(\"cpu\") (the CPU\n"
              "default, as torch.autocast(\"cpu\")), and f16 inside autocast(\"cpu\", {.dtype = f16}).");
-    Generator gen(0);
     const Tensor x0 = randn({2, 3}, f32, gen), w0 = randn({4, 3}, f32, gen);
     const DType outside = linear(x0, w0).dtype();
     DType in_default = f32, in_f16 = f32, region_dtype = f32;
@@ -108,7 +78,16 @@ void run(lesson::Lesson& L)
                 dtype_name(outside), dtype_name(in_default), dtype_name(region_dtype), dtype_name(in_f16), dtype_name(w0.dtype()));
     L.check(outside == f32 && in_default == bf16 && in_f16 == f16, "linear gives f32 outside, bf16 in the default CPU region, f16 on request");
     L.check(region_dtype == bf16 && w0.dtype() == f32, "the CPU default is bf16, and the weight itself stays f32");
+}
 
+// The model and the batch of step 2, which step 4 runs again under the CUDA table.
+struct Example {
+    Model m;
+    Tensor x, labels;
+};
+
+Example step_model_op_by_op(lesson::Lesson& L, Generator& gen)
+{
     L.step("A small model under autocast(\"cpu\"), op by op");
     L.expect("linear is lower_precision_fp: bf16 (its f32 weights cast once, 'cache stored'). relu, layer_norm\n"
              "and softmax are NOT in PyTorch's CPU list: they follow their input, bf16. cross_entropy is fp32\n"
@@ -127,14 +106,11 @@ void run(lesson::Lesson& L)
         }
         out.loss.backward();
     }
-    const std::vector<OpRow> cpu_ops = forward_ops(cpu_trace);
+    const lesson::Events cpu_ops = lesson::forward_ops(cpu_trace);
     print_ops(cpu_ops);
-    int casts = 0, cached = 0;
-    for (const trace::Event& e : cpu_trace.events()) {
-        casts += e.is_cast ? 1 : 0;
-        cached += e.cache == trace::CacheEvent::stored ? 1 : 0;
-    }
-    std::printf("   %d casts, %d of them stored in the cast cache; loss %s %s, w1.grad %s\n", casts, cached,
+    const lesson::Events casts = lesson::casts(cpu_trace);
+    const std::size_t cached = lesson::count_cache(casts, trace::CacheEvent::stored);
+    std::printf("   %zu casts, %zu of them stored in the cast cache; loss %s %s, w1.grad %s\n", casts.size(), cached,
                 dtype_name(out.loss.dtype()), lesson::fmt(out.loss.item()).c_str(), dtype_name(m.w1.grad().dtype()));
     L.check(op_is(cpu_ops, "linear", bf16, "lower_precision_fp", 0) && op_is(cpu_ops, "linear", bf16, "lower_precision_fp", 1),
             "both linears ran in bf16 (lower_precision_fp)");
@@ -142,12 +118,16 @@ void run(lesson::Lesson& L)
                 op_is(cpu_ops, "softmax", bf16, "not listed"),
             "relu, layer_norm and softmax are not listed on the CPU and stay bf16");
     L.check(op_is(cpu_ops, "cross_entropy", f32, "fp32") && out.loss.dtype() == f32, "cross_entropy is fp32: the loss is f32");
-    L.check(cached == 4 && casts == 6, "6 casts: x and the 4 linear parameters to bf16 (the parameters cached), the logits back to f32");
+    L.check(cached == 4 && casts.size() == 6, "6 casts: x and the 4 linear parameters to bf16 (the parameters cached), the logits back to f32");
     L.check(m.w1.grad().dtype() == f32 && m.ln_w.grad().dtype() == f32, "the gradients of the f32 weights are f32");
     L.write_graph("cpu_autocast_graph", cpu_trace,
                   "The model under autocast(\"cpu\"): orange ops ran in bf16, blue in f32; arrow-shaped nodes are autocast's "
                   "casts (the weights' marked 'cache stored'). Only cross_entropy goes back to f32.");
+    return {m, x, labels};
+}
 
+void step_why(lesson::Lesson& L)
+{
     L.step("Why: range, and rounding that accumulates");
     L.expect("Range: exp(12) = 162755 is past f16's 65504, so exp in f16 gives inf; in f32 it is fine.\n"
              "Accumulation: adding 1.0 a thousand times to a bf16 running sum stops at 256 (256 + 1 rounds back\n"
@@ -170,45 +150,76 @@ void run(lesson::Lesson& L)
           "PyTorch sends those to f32. On the CPU its list sends only losses (and some linear algebra) to\n"
           "f32: softmax, layer_norm and sum keep bf16 inputs and outputs, and their kernels (tinyamp's too)\n"
           "compute in f32 inside and round once.");
+}
 
+// The two built-in tables side by side: each op either table lists, with its policy in each
+// ("" where a table does not list it). Lab 05.2 asks one table about one op instead.
+struct PolicyRow {
+    std::string op, cpu, cuda;
+};
+
+std::vector<PolicyRow> side_by_side(const amp::PolicyTable& cpu, const amp::PolicyTable& cuda)
+{
+    std::map<std::string, PolicyRow> rows;
+    for (const auto& [op, p] : cpu.entries()) rows[op].cpu = amp::policy_name(p);
+    for (const auto& [op, p] : cuda.entries()) rows[op].cuda = amp::policy_name(p);
+    std::vector<PolicyRow> all;
+    for (auto& [op, row] : rows) {
+        row.op = op;
+        all.push_back(row);
+    }
+    return all;
+}
+
+// Returns how many ops the two tables treat differently.
+int step_cuda_table(lesson::Lesson& L, const Example& ex)
+{
     L.step("The CUDA table: f16 by default, and more ops forced to f32");
     L.expect("Ops whose policy differs between the two built-in tables: exp, log, pow, layer_norm are fp32 on\n"
              "CUDA only; softmax, log_softmax, sum are fp32_set_opt_dtype (f32 result, inputs untouched);\n"
              "binary_cross_entropy is banned on CUDA but fp32 on the CPU; cat and stack are promote on the CPU only.\n"
              "Emulating the CUDA region on the CPU (f16 + the cuda table), layer_norm and softmax now give f32.");
     const amp::PolicyTable cpu = amp::PolicyTable::cpu(), cuda = amp::PolicyTable::cuda();
-    std::map<std::string, bool> ops;
-    for (const auto& [op, p] : cpu.entries()) ops[op] = true;
-    for (const auto& [op, p] : cuda.entries()) ops[op] = true;
     int differ = 0;
+    auto shown = [](const std::string& policy) { return policy.empty() ? "not listed" : policy.c_str(); };
     std::printf("   %-34s %-20s %s\n", "op", "cpu", "cuda");
-    for (const auto& [op, unused] : ops) {
-        const std::string a = policy_or_none(cpu, op), b = policy_or_none(cuda, op);
-        if (a == b) continue;
+    for (const PolicyRow& row : side_by_side(cpu, cuda)) {
+        if (row.cpu == row.cuda) continue;
         ++differ;
-        std::printf("   %-34s %-20s %s\n", op.c_str(), a.c_str(), b.c_str());
+        std::printf("   %-34s %-20s %s\n", row.op.c_str(), shown(row.cpu), shown(row.cuda));
     }
     std::printf("   (%d ops differ; the matmul family and the other losses agree)\n", differ);
-    L.check(policy_or_none(cuda, "layer_norm") == "fp32" && policy_or_none(cpu, "layer_norm") == "not listed" &&
-                policy_or_none(cuda, "softmax") == "fp32_set_opt_dtype" && policy_or_none(cpu, "softmax") == "not listed",
+    L.check(cuda.lookup("layer_norm") == amp::CastPolicy::fp32 && !cpu.lookup("layer_norm") &&
+                cuda.lookup("softmax") == amp::CastPolicy::fp32_set_opt_dtype && !cpu.lookup("softmax"),
             "layer_norm is fp32 and softmax fp32_set_opt_dtype on CUDA; neither is listed on the CPU");
-    L.check(policy_or_none(cuda, "binary_cross_entropy") == "banned" && policy_or_none(cpu, "binary_cross_entropy") == "fp32",
+    L.check(cuda.lookup("binary_cross_entropy") == amp::CastPolicy::banned && cpu.lookup("binary_cross_entropy") == amp::CastPolicy::fp32,
             "binary_cross_entropy: banned on CUDA, fp32 on the CPU");
 
     trace::Trace cuda_trace;
     {
         trace::TraceRecorder recorder(cuda_trace);
         amp::autocast region("cpu", {.dtype = f16, .table = std::make_shared<const amp::PolicyTable>(cuda)});
-        forward(m, x, labels);
+        forward(ex.m, ex.x, ex.labels);
     }
-    const std::vector<OpRow> cuda_ops = forward_ops(cuda_trace);
+    const lesson::Events cuda_ops = lesson::forward_ops(cuda_trace);
     print_ops(cuda_ops);
     L.check(op_is(cuda_ops, "linear", f16, "lower_precision_fp", 0) && op_is(cuda_ops, "relu", f16, "not listed"),
             "emulated CUDA: linear runs in f16, relu follows it");
     L.check(op_is(cuda_ops, "layer_norm", f32, "fp32") && op_is(cuda_ops, "softmax", f32, "fp32_set_opt_dtype"),
             "emulated CUDA: layer_norm and softmax give f32");
     L.check(op_is(cuda_ops, "linear", f16, "lower_precision_fp", 1), "the second linear casts layer_norm's f32 output back to f16");
+    return differ;
+}
 
+void run(lesson::Lesson& L)
+{
+    L.say("autocast does not change your model: the parameters stay f32. It changes what each op does\n"
+          "with its inputs, by name, from a policy table (PyTorch's lists in aten/src/ATen/autocast_mode.cpp).");
+    Generator gen(0);
+    step_region_dtype(L, gen);
+    const Example ex = step_model_op_by_op(L, gen);
+    step_why(L);
+    const int differ = step_cuda_table(L, ex);
     L.key_result("autocast(\"cpu\"): linear bf16; relu, layer_norm, softmax follow their input (bf16); cross_entropy f32");
     L.key_result("why: exp(12) is inf in f16; a bf16 running sum of 1000 ones stops at 256 (f32-accumulated sum: 1000)");
     L.key_result(std::to_string(differ) + " ops differ between the tables: on CUDA (f16) layer_norm/exp/log/pow are fp32, "

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/models.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp;
 
@@ -18,22 +20,6 @@ namespace {
 amp::AutocastOptions gpu_emulation()
 {
     return {.dtype = f16, .table = std::make_shared<const amp::PolicyTable>(amp::PolicyTable::cuda())};
-}
-
-// The last event of `trace` whose op is `op` (and that is not a cast), or nullptr.
-const trace::Event* last_op(const trace::Trace& trace, const std::string& op)
-{
-    const trace::Event* found = nullptr;
-    for (const trace::Event& e : trace.events())
-        if (e.op == op && !e.is_cast) found = &e;
-    return found;
-}
-
-int count_casts(const trace::Trace& trace)
-{
-    int casts = 0;
-    for (const trace::Event& e : trace.events()) casts += e.is_cast ? 1 : 0;
-    return casts;
 }
 
 // ---------------------------------------------------------------- step 3: a saturated sigmoid
@@ -116,19 +102,15 @@ Split load_cancer()
             div(sub(test.features, mu), sd), test.labels.to(f32)};
 }
 
-struct Mlp {
-    Tensor w1, b1, w2, b2;
-    Mlp()
-    {
-        Generator gen(0);
-        w1 = mul(randn({16, 30}, f32, gen), 1.0 / std::sqrt(30.0)).requires_grad_().set_name("w1");
-        b1 = zeros({16}).requires_grad_().set_name("b1");
-        w2 = mul(randn({1, 16}, f32, gen), 0.25).requires_grad_().set_name("w2");
-        b2 = zeros({1}).requires_grad_().set_name("b2");
-    }
-    // One logit per sample, [n].
-    Tensor operator()(const Tensor& x) const { return linear(relu(linear(x, w1, b1)), w2, b2).reshape({x.size(0)}); }
-};
+// The 30-16-1 MLP, drawn the same for every run.
+lesson::Mlp make_net()
+{
+    Generator gen(0);
+    return lesson::Mlp({30, 16, 1}, gen, {.weight_std = {1.0 / std::sqrt(30.0), 0.25}});
+}
+
+// One logit per sample, [n].
+Tensor logits_of(const lesson::Mlp& net, const Tensor& x) { return net(x).reshape({x.size(0)}); }
 
 double accuracy(const Tensor& logits, const Tensor& labels)
 {
@@ -150,8 +132,8 @@ constexpr int kSteps = 60;
 // Full-batch SGD with momentum; the forward and the loss under `autocast_on` bf16 autocast.
 Run train(const Split& data, bool autocast_on, trace::Trace* first_step)
 {
-    const Mlp net;
-    optim::SGD opt({net.w1, net.b1, net.w2, net.b2}, {.lr = 0.1, .momentum = 0.9});
+    const lesson::Mlp net = make_net();
+    optim::SGD opt(net.params(), {.lr = 0.1, .momentum = 0.9});
     Run result;
     for (int step = 0; step < kSteps; ++step) {
         std::unique_ptr<trace::TraceRecorder> recorder;
@@ -159,7 +141,7 @@ Run train(const Split& data, bool autocast_on, trace::Trace* first_step)
         Tensor loss;
         {
             amp::autocast region("cpu", {.enabled = autocast_on});
-            const Tensor logits = net(data.x_train);
+            const Tensor logits = logits_of(net, data.x_train);
             loss = binary_cross_entropy_with_logits(logits, data.y_train);
             result.logits_dtype = logits.dtype();
         }
@@ -172,22 +154,18 @@ Run train(const Split& data, bool autocast_on, trace::Trace* first_step)
     }
     NoGradGuard no_grad;
     amp::autocast region("cpu", {.enabled = autocast_on});
-    result.test_accuracy = accuracy(net(data.x_test), data.y_test);
+    result.test_accuracy = accuracy(logits_of(net, data.x_test), data.y_test);
     return result;
 }
 
 // ---------------------------------------------------------------- the lesson
 
-void run(lesson::Lesson& L)
+void step_promote(lesson::Lesson& L, Generator& gen)
 {
-    L.say("Lesson 5 sorted ops into lower_precision_fp (matmul, linear: bf16) and fp32 (losses). Two\n"
-          "rules are left: promote, for ops that join several inputs, and banned, for one loss.");
-
     L.step("promote: cat and stack run in the widest input dtype");
     L.expect("Under bf16 autocast on the CPU, cat of a bf16 and an f32 tensor casts the bf16 one UP and\n"
              "returns f32; cat of two bf16 tensors stays bf16; stack of two f32 tensors stays f32. promote\n"
              "never lowers a tensor (lower_precision_fp would have made the f32 ones bf16).");
-    Generator gen(0);
     const Tensor act = randn({2, 3}, bf16, gen).set_name("act_bf16");  // e.g. a linear layer's output
     const Tensor feat = randn({2, 3}, f32, gen).set_name("feat_f32");   // e.g. an f32 side input
     trace::Trace joins;
@@ -205,10 +183,9 @@ void run(lesson::Lesson& L)
                 dtype_name(mixed.dtype()), dtype_name(both_low.dtype()), dtype_name(both_f32.dtype()), dtype_name(added.dtype()));
     L.check(mixed.dtype() == f32, "cat(bf16, f32) under bf16 autocast gives f32");
     L.check(both_low.dtype() == bf16 && both_f32.dtype() == f32, "cat(bf16, bf16) stays bf16 and stack(f32, f32) stays f32: promote never lowers");
-    const trace::Event* up = nullptr;
-    for (const trace::Event& e : joins.events())
-        if (e.is_cast && e.policy == std::string("promote")) up = &e;
-    L.check(count_casts(joins) == 1 && up && up->inputs[0].dtype == bf16 && up->outputs[0].dtype == f32 &&
+    const lesson::Events casts = lesson::casts(joins);
+    const trace::Event* up = casts.size() == 1 ? casts[0] : nullptr;
+    L.check(up && up->policy == "promote" && up->inputs[0].dtype == bf16 && up->outputs[0].dtype == f32 &&
                 up->cache == trace::CacheEvent::none,
             "the only cast is promote's bf16->f32 of act_bf16, and it is not cached (only lower-precision casts are)");
     L.say("add is not in the table: it computes in the promoted dtype (f32) by the ordinary rules, with no\n"
@@ -230,7 +207,11 @@ void run(lesson::Lesson& L)
     std::printf("   error: %s\n", prioritize_error.c_str());
     L.check(!prioritize_error.empty(), "cat(f16, bf16) under bf16 autocast throws");
     L.check(cat({half, act}).dtype() == f32, "outside autocast, cat(f16, bf16) gives f32");
+    L.key_result("cat(bf16, f32) runs in f32 under bf16 autocast (promote); cat(f16, bf16) is an error");
+}
 
+void step_banned(lesson::Lesson& L, Generator& gen)
+{
     L.step("banned: binary_cross_entropy under CUDA autocast");
     L.expect("PyTorch registers binary_cross_entropy as banned on CUDA (and XPU): under autocast it raises,\n"
              "naming binary_cross_entropy_with_logits as the fix. On the CPU it is just fp32: it runs, with its\n"
@@ -259,13 +240,16 @@ void run(lesson::Lesson& L)
         probs = sigmoid(linear(x, w));
         cpu_loss = binary_cross_entropy(probs, labels);
     }
-    const trace::Event* bce = last_op(cpu_bce, "binary_cross_entropy");
+    const trace::Event* bce = lesson::last_event(lesson::forward_ops(cpu_bce), "binary_cross_entropy");
     std::printf("   CPU table, bf16: sigmoid's output is %s; binary_cross_entropy [%s] -> %s, loss %s\n", dtype_name(probs.dtype()),
                 bce ? bce->policy.c_str() : "?", dtype_name(cpu_loss.dtype()), lesson::fmt(cpu_loss.item()).c_str());
     L.check(bce && bce->policy == "fp32" && cpu_loss.dtype() == f32, "on the CPU table binary_cross_entropy runs, as fp32");
     L.check(probs.dtype() == bf16, "but the sigmoid before it ran in bf16 (sigmoid is not listed: it follows its bf16 input)");
     L.say("So the CPU does not refuse BCE, but the damage the ban is about is already done in the sigmoid.");
+}
 
+void step_saturated_sigmoid(lesson::Lesson& L)
+{
     L.step("Why: the log of a saturated sigmoid");
     L.expect("Label 0, logit x: the exact loss is log(1 + e^x) and its gradient sigmoid(x), about 1 for big x.\n"
              "f16 has no number between 1 - 2^-11 and 1, so sigmoid(x) rounds to exactly 1 from x = 8.3 on\n"
@@ -297,7 +281,12 @@ void run(lesson::Lesson& L)
     write_saturation_plot(L);
     L.say("A sigmoid followed by BCE is where a confident, wrong prediction should teach the most; in f16 it\n"
           "teaches NaN. Fusing the two lets the loss compute log(1 + e^x) from x itself, in f32 under autocast.");
+    L.key_result("logit 10, label 0 in f16: BCE(sigmoid) gives loss " + number(f16_rows[3].loss) + " and gradient " +
+                 number(f16_rows[3].grad) + "; BCE-with-logits " + number(logit_rows[3].loss) + " and " + number(logit_rows[3].grad));
+}
 
+void step_breast_cancer(lesson::Lesson& L)
+{
     L.step("BCE-with-logits on real data: breast cancer under bf16 autocast");
     L.expect("A 30-16-1 MLP on 426 training tumours (143 held out), full batch, 60 steps of SGD with momentum.\n"
              "Under bf16 autocast the logits come out bf16 and the loss f32 (binary_cross_entropy_with_logits is\n"
@@ -327,13 +316,21 @@ void run(lesson::Lesson& L)
                   "One training step under bf16 autocast: both linears run in bf16 (weights cast once), and "
                   "binary_cross_entropy_with_logits casts the bf16 logits back to f32.");
 
-    L.key_result("cat(bf16, f32) runs in f32 under bf16 autocast (promote); cat(f16, bf16) is an error");
-    L.key_result("logit 10, label 0 in f16: BCE(sigmoid) gives loss " + number(f16_rows[3].loss) + " and gradient " +
-                 number(f16_rows[3].grad) + "; BCE-with-logits " + number(logit_rows[3].loss) + " and " + number(logit_rows[3].grad));
     char line[160];
     std::snprintf(line, sizeof line, "breast cancer MLP, 60 steps, BCE-with-logits: test accuracy %.1f%% under bf16 autocast (f32 %.1f%%)",
                   100 * amp_run.test_accuracy, 100 * f32_run.test_accuracy);
     L.key_result(line);
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("Lesson 5 sorted ops into lower_precision_fp (matmul, linear: bf16) and fp32 (losses). Two\n"
+          "rules are left: promote, for ops that join several inputs, and banned, for one loss.");
+    Generator gen(0);  // steps 1 and 2 draw from it in turn
+    step_promote(L, gen);
+    step_banned(L, gen);
+    step_saturated_sigmoid(L);
+    step_breast_cancer(L);
 }
 
 const lesson::Registration registered{{6, "promote_and_banned", "promote and banned: cat, stack and binary_cross_entropy",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp;
 
@@ -22,25 +23,12 @@ struct CastCounts {
 // The cast events of `trace` whose source tensor is named `name` ("" for all).
 CastCounts count_casts(const trace::Trace& trace, const std::string& name = "")
 {
-    CastCounts c;
-    for (const trace::Event& e : trace.events()) {
-        if (!e.is_cast || (!name.empty() && e.inputs[0].name != name)) continue;
-        if (e.cache == trace::CacheEvent::hit)
-            ++c.hits;
-        else
-            ++c.converted;
-        if (e.cache == trace::CacheEvent::stored) ++c.stored;
-    }
-    return c;
+    const lesson::Events casts = name.empty() ? lesson::casts(trace) : lesson::casts_of(trace, name);
+    const int hits = static_cast<int>(lesson::count_cache(casts, trace::CacheEvent::hit));
+    return {static_cast<int>(casts.size()) - hits, static_cast<int>(lesson::count_cache(casts, trace::CacheEvent::stored)), hits};
 }
 
-int backward_casts_of(const trace::Trace& trace, DType from, DType to)
-{
-    int n = 0;
-    for (const trace::Event& e : trace.events())
-        if (e.phase == trace::Phase::backward && e.op == "to" && e.inputs[0].dtype == from && e.outputs[0].dtype == to) ++n;
-    return n;
-}
+int backward_casts_of(const trace::Trace& trace, DType from, DType to) { return static_cast<int>(lesson::backward_casts(trace, from, to).size()); }
 
 // A small recurrent net: h <- tanh(h W^T + x_t U^T) for kSteps steps, so W and U are used once per
 // step. The weights are f32 leaves that require grad: what the cache is for.
@@ -102,11 +90,8 @@ std::vector<double> three_steps(bool region_per_step)
     return losses;
 }
 
-void run(lesson::Lesson& L)
+void step_recurrent_loop(lesson::Lesson& L)
 {
-    L.say("A weight used by several ops in one region would be cast f32->bf16 by each of them. Autocast's\n"
-          "cast cache (PyTorch's cached_cast) casts it once and hands the same bf16 tensor to every later use.");
-
     L.step("One weight, many uses: a recurrent loop");
     L.expect("4 steps of h <- tanh(h W^T + x_t U^T) in one bf16 region: W and U are each cast once (cache\n"
              "stored) and found in the cache 3 times (cache hit). The inputs x0..x3 and h0 do not require grad:\n"
@@ -122,8 +107,7 @@ void run(lesson::Lesson& L)
         for (const Tensor& x : rnn.xs) h = tanh(add(linear(h, rnn.W), linear(x, rnn.U)));
         size_inside = amp::autocast_cache_size();
     }
-    for (const trace::Event& e : cached.events())
-        if (e.is_cast) std::printf("   %s\n", e.why.c_str());
+    for (const trace::Event* e : lesson::casts(cached)) std::printf("   %s\n", e->why.c_str());
     const CastCounts w_counts = count_casts(cached, "W"), u_counts = count_casts(cached, "U"), all = count_casts(cached);
     std::printf("   W: %d cast, %d hits   U: %d cast, %d hits   all casts: %d converted, %d hits; cache size %zu inside, %zu after\n",
                 w_counts.converted, w_counts.hits, u_counts.converted, u_counts.hits, all.converted, all.hits, size_inside,
@@ -132,7 +116,10 @@ void run(lesson::Lesson& L)
     L.check(u_counts.converted == 1 && u_counts.hits == 3, "U: cast once, then 3 cache hits");
     L.check(all.converted == 2 + kSteps + 1 && all.hits == 2 * (kSteps - 1), "7 casts ran (W, U, x0..x3, h0) and 6 were cache hits");
     L.check(size_inside == 2 && amp::autocast_cache_size() == 0, "the cache held 2 casts in the region and is empty after it");
+}
 
+void step_without_cache(lesson::Lesson& L)
+{
     L.step("The same loop without the cache");
     L.expect("With {.cache_enabled = false} every use casts again: W and U are cast 4 times each, 8 weight casts\n"
              "instead of 2. The elements converted for the weights go from 256 + 128 = 384 to 4 x 384 = 1536. In\n"
@@ -159,13 +146,15 @@ void run(lesson::Lesson& L)
                   "Four steps of a recurrent net under bf16 autocast. Forward: W and U are cast once (cache stored); every later "
                   "use is a cache hit (dashed: nothing converted). Backward: the four bf16 gradients of W meet in that one cast "
                   "node, which turns their sum into f32 once (U likewise).");
+    L.key_result("4-step recurrent loop under bf16 autocast: each weight cast once + 3 cache hits (2 weight casts vs 8 without the cache)");
+}
 
+void step_not_cached(lesson::Lesson& L, const Tensor& w, const Tensor& act)
+{
     L.step("What is not cached");
     L.expect("Only casts to the autocast dtype of f32 leaves that require grad (and are not views) are cached.\n"
              "An activation, a computed tensor (w * 2, or a view such as w.t(), which autograd also records)\n"
              "and an fp32 cast (a loss input going back to f32) are made at every use; the trace says why.");
-    const Tensor w = ones({4, 4}).requires_grad_().set_name("w");
-    const Tensor act = ones({2, 4}).set_name("act");
     trace::Trace kinds;
     {
         trace::TraceRecorder recorder(kinds);
@@ -175,14 +164,16 @@ void run(lesson::Lesson& L)
         mse_loss(h, zeros({2, 4}).set_name("zeros"));      // an fp32 cast of a bf16 tensor
     }
     int cached_kinds = 0, uncached_kinds = 0;
-    for (const trace::Event& e : kinds.events()) {
-        if (!e.is_cast) continue;
-        std::printf("   %s\n", e.why.c_str());
-        (e.cache == trace::CacheEvent::none ? uncached_kinds : cached_kinds) += 1;
+    for (const trace::Event* e : lesson::casts(kinds)) {
+        std::printf("   %s\n", e->why.c_str());
+        (e->cache == trace::CacheEvent::none ? uncached_kinds : cached_kinds) += 1;
     }
     L.check(cached_kinds == 1 && count_casts(kinds, "w").stored == 1, "of the 5 casts only w's is cached");
     L.check(uncached_kinds == 4, "act (twice), w*2 and the loss input are cast without the cache");
+}
 
+void step_lifetime(lesson::Lesson& L, const Tensor& w, const Tensor& act)
+{
     L.step("Lifetime: cleared when the OUTERMOST region ends");
     L.expect("Nested regions share the cache: it keeps its entries when an inner region ends and empties when\n"
              "the outermost one does (amp::clear_autocast_cache). So a region wrapped around several training\n"
@@ -209,7 +200,12 @@ void run(lesson::Lesson& L)
     L.check(per_step[2] < per_step[1] && per_step[1] < per_step[0], "one region per step: the loss falls at every step");
     L.check(one_region[2] == one_region[0] && one_region[1] == one_region[0],
             "one region around the loop: the loss is stuck at its first value (stale bf16 weights)");
+    L.key_result("one region around 3 SGD steps: loss stuck at " + lesson::fmt(one_region[0]) + " (stale casts); one region per step: " +
+                 lesson::fmt(per_step[0]) + " -> " + lesson::fmt(per_step[2]));
+}
 
+void step_no_grad_trap(lesson::Lesson& L, const Tensor& act)
+{
     L.step("The no_grad trap");
     L.expect("A validation forward under NoGradGuard inside the region stores w's cast; the training forward\n"
              "that follows gets it from the cache. PyTorch before PR #165068 (late 2025) stored a cast without a\n"
@@ -230,8 +226,7 @@ void run(lesson::Lesson& L)
     }
     sum(train_out).backward();
     std::vector<std::string> w_events;
-    for (const trace::Event& e : trap.events())
-        if (e.is_cast && e.inputs[0].name == "w") w_events.push_back(trace::cache_event_name(e.cache));
+    for (const trace::Event* e : lesson::casts_of(trap, "w")) w_events.push_back(trace::cache_event_name(e->cache));
     std::printf("   w's casts: %s then %s; eval output requires grad: %s; training output requires grad: %s; w.grad: %s\n",
                 w_events.size() > 0 ? w_events[0].c_str() : "-", w_events.size() > 1 ? w_events[1].c_str() : "-",
                 eval_requires_grad ? "yes" : "no", train_out.requires_grad() ? "yes" : "no",
@@ -242,9 +237,20 @@ void run(lesson::Lesson& L)
     L.say("On an older PyTorch: run validation outside the training region (or in its own region), call\n"
           "torch.clear_autocast_cache() after it, or give it autocast(cache_enabled=False).");
 
-    L.key_result("4-step recurrent loop under bf16 autocast: each weight cast once + 3 cache hits (2 weight casts vs 8 without the cache)");
-    L.key_result("one region around 3 SGD steps: loss stuck at " + lesson::fmt(one_region[0]) + " (stale casts); one region per step: " +
-                 lesson::fmt(per_step[0]) + " -> " + lesson::fmt(per_step[2]));
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("A weight used by several ops in one region would be cast f32->bf16 by each of them. Autocast's\n"
+          "cast cache (PyTorch's cached_cast) casts it once and hands the same bf16 tensor to every later use.");
+    step_recurrent_loop(L);
+    step_without_cache(L);
+    // A weight and an activation for steps 3 to 5.
+    const Tensor w = ones({4, 4}).requires_grad_().set_name("w");
+    const Tensor act = ones({2, 4}).set_name("act");
+    step_not_cached(L, w, act);
+    step_lifetime(L, w, act);
+    step_no_grad_trap(L, act);
 }
 
 const lesson::Registration registered{{8, "cast_cache", "The cast cache: cast a weight once per region",

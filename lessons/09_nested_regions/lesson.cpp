@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp;
 
@@ -73,11 +74,8 @@ int nan_rows(const Tensor& t)
     return rows;
 }
 
-void run(lesson::Lesson& L)
+void step_nesting(lesson::Lesson& L)
 {
-    L.say("torch.autocast regions nest. The innermost one decides; leaving it restores the one outside.\n"
-          "The most useful nesting is a sub-region with enabled=false: an f32 island inside an f16 region.");
-
     L.step("Regions nest, and each exit restores the state outside");
     L.expect("Outside any region autocast is off and matmul stays f32. In an f16 region it runs in f16.\n"
              "In an enabled=false sub-region autocast is off again (f32 in, f32 out). A nested region given\n"
@@ -120,7 +118,10 @@ void run(lesson::Lesson& L)
             "each exit restores the state outside: f16 after a sub-region, off (default bf16) after the outer region");
     L.check(cached_outer == 1 && cached_after_disabled == 1 && amp::autocast_cache_size() == 0,
             "the disabled sub-region counts in the nesting: the cache is cleared only by the outermost exit");
+}
 
+void step_disabled_is_not_f32(lesson::Lesson& L)
+{
     L.step("Disabled is not f32: ops run in their inputs' dtypes");
     L.expect("A tensor made in the f16 region stays f16 in the sub-region, and ops on it run in f16.\n"
              "An op mixing it with an f32 tensor is an error (PyTorch: \"expected ... same dtype\"), since\n"
@@ -147,12 +148,23 @@ void run(lesson::Lesson& L)
     L.check(island_f16 == f16, "inside the sub-region an op on f16 inputs still runs in f16");
     L.check(!mix_error.empty(), "mixing f16 and f32 in one matmul inside the sub-region throws");
     L.check(island_cast == f32, "after .to(f32) the op runs in f32");
+}
 
+// What step 3 found: the f32 reference and how the f16 attention failed.
+struct NaiveAttention {
+    Tensor ref;                  // the f32 output
+    double largest_score = 0;    // in f32
+    double inf_scores = 0;       // how many f16 scores are inf
+    std::int64_t scores = 0;     // of how many
+    int nan_rows = 0;            // output rows holding NaN
+};
+
+NaiveAttention step_f16_attention(lesson::Lesson& L, const Inputs& in)
+{
     L.step("An f16 region turns attention scores into inf, then NaN");
     L.expect("Each token's score with itself is |q|^2, about 1e5 here, above f16's largest 65504. In f16 that\n"
              "score is inf; softmax subtracts the row's max (inf - inf = NaN), so the whole row, and the\n"
              "output row it weights, is NaN. The same computation in f32 is fine.");
-    const Inputs in = make_inputs();
     Tensor ref, ref_scores;
     {
         NoGradGuard no_grad;
@@ -178,7 +190,12 @@ void run(lesson::Lesson& L)
     L.check(ref_stats.max_abs > 65504.0, "in f32 some scores exceed f16's largest number 65504");
     L.check(naive_scores.dtype() == f16 && f16_stats.infs > 0 && bad_rows > 0, "in f16 those scores are inf, and softmax turns them into NaN output rows");
     L.check(trace::compute_stats(ref).nans == 0 && trace::compute_stats(ref).infs == 0, "the f32 output is finite");
+    return {ref, ref_stats.max_abs, f16_stats.infs * double(naive_scores.numel()), naive_scores.numel(), bad_rows};
+}
 
+// Returns the largest |fixed - f32| of the output.
+double step_f32_island(lesson::Lesson& L, const Inputs& in, const Tensor& ref)
+{
     L.step("The fix: an f32 island for the scores and the softmax");
     L.expect("Inside an enabled=false sub-region, q.to(f32) @ k.to(f32)^T and the softmax run in f32, so the\n"
              "1e5 scores are fine. Back in the region, probs @ v is a matmul again: autocast casts the f32\n"
@@ -199,8 +216,8 @@ void run(lesson::Lesson& L)
     const double err = max_abs_diff(fixed, ref);
     const double ref_max = trace::compute_stats(ref).max_abs;
     int island_ops = 0, island_f32 = 0, region_f16 = 0;
-    for (const trace::Event& e : recorded.events()) {
-        if (e.is_cast) continue;
+    for (const trace::Event* op : lesson::forward_ops(recorded)) {
+        const trace::Event& e = *op;
         const bool off = e.policy.empty();
         island_ops += off ? 1 : 0;
         island_f32 += off && !e.outputs.empty() && e.outputs[0].dtype == f32 ? 1 : 0;
@@ -217,14 +234,29 @@ void run(lesson::Lesson& L)
     L.write_graph("fixed_attention", recorded,
                   "The fixed attention under an f16 region: the projections run in f16 (weights cast once and cached), the scores "
                   "and softmax in an f32 island (autocast off), and probs @ v back in f16.");
+    return err;
+}
 
+void step_summary(lesson::Lesson& L, const NaiveAttention& naive, double err)
+{
     L.step("Summary");
     L.say("A sub-region with enabled=false is how you keep one numerically touchy piece in f32 (PyTorch issue\n"
           "#40497: NaN in attention under AMP). Disabling does not cast anything: cast its inputs with .to(f32).");
-    L.key_result("f16 attention: q k^T reaches " + lesson::fmt(ref_stats.max_abs) + " (> 65504): " +
-                 lesson::fmt(f16_stats.infs * double(naive_scores.numel())) + " of " + std::to_string(naive_scores.numel()) + " scores inf, " +
-                 std::to_string(bad_rows) + " of " + std::to_string(kTokens) + " output rows NaN");
+    L.key_result("f16 attention: q k^T reaches " + lesson::fmt(naive.largest_score) + " (> 65504): " + lesson::fmt(naive.inf_scores) +
+                 " of " + std::to_string(naive.scores) + " scores inf, " + std::to_string(naive.nan_rows) + " of " + std::to_string(kTokens) + " output rows NaN");
     L.key_result("an enabled=false island on .to(f32) inputs: no NaN, f16 output within " + lesson::fmt(err) + " of f32");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("torch.autocast regions nest. The innermost one decides; leaving it restores the one outside.\n"
+          "The most useful nesting is a sub-region with enabled=false: an f32 island inside an f16 region.");
+    step_nesting(L);
+    step_disabled_is_not_f32(L);
+    const Inputs in = make_inputs();  // the attention of steps 3 and 4
+    const NaiveAttention naive = step_f16_attention(L, in);
+    const double err = step_f32_island(L, in, naive.ref);
+    step_summary(L, naive, err);
 }
 
 const lesson::Registration registered{{9, "nested_regions", "Nested regions: an f32 island in an f16 region",

@@ -100,11 +100,8 @@ void print_seen(const char* what, const Tensor& out)
                 static_cast<long long>(out.numel()));
 }
 
-void run(lesson::Lesson& L)
+void step_gradcheck(lesson::Lesson& L)
 {
-    L.say("A custom op is a Function with a forward and a backward (torch.autograd.Function). Under autocast\n"
-          "its forward runs in the caller's state: the ops inside it are autocast like any others.");
-
     L.step("The op, checked in f64");
     L.expect("softplus(x w^T) with a hand-written backward. gradcheck compares backward with central\n"
              "differences in f64 (no autocast: f64 is never cast) and should pass.");
@@ -116,12 +113,15 @@ void run(lesson::Lesson& L)
     std::printf("   gradcheck(a backward that forgot the sigmoid): %s\n", broken.ok ? "ok" : "mismatch, as it should");
     L.check(gc.ok, "gradcheck passes in f64: the hand-written backward matches the numerical gradient");
     L.check(!broken.ok, "gradcheck catches a wrong backward (dz = grad, without sigmoid(z))");
+}
 
+// Returns how many of its outputs were inf.
+double step_plain_function(lesson::Lesson& L, const Inputs& in)
+{
     L.step("A plain Function in an f16 region");
     L.expect("Forward sees autocast on, so its matmul runs in f16, and e^z overflows for z > 11.09: some outputs\n"
              "are inf. Backward runs with autocast off, and matmul(dz f16, w f32) mixes dtypes: it throws\n"
              "(PyTorch issue #38487: \"expected scalar type Half but found Float\").");
-    const Inputs in = make_inputs();
     Tensor plain;
     {
         amp::autocast region("cpu", {.dtype = f16});
@@ -138,7 +138,11 @@ void run(lesson::Lesson& L)
     L.check(seen.forward_autocast && plain.dtype() == f16, "forward ran with autocast on and gave f16");
     L.check(trace::compute_stats(plain).infs > 0, "e^z overflowed f16: some outputs are inf");
     L.check(!seen.backward_autocast && !backward_error.empty(), "backward ran with autocast off and failed on the f16/f32 mix");
+    return trace::compute_stats(plain).infs * double(plain.numel());
+}
 
+void step_custom_bwd(lesson::Lesson& L, const Inputs& in)
+{
     L.step("custom_fwd + custom_bwd: backward replays forward's state");
     L.expect("Same forward (f16, the same inf). custom_bwd runs backward with autocast on and dtype f16, as\n"
              "forward had it, so matmul(dz, w) is cast to f16 and works. Each gradient reaches its input\n"
@@ -157,7 +161,10 @@ void run(lesson::Lesson& L)
     L.check(seen.backward_autocast && seen.backward_autocast_dtype == f16, "custom_bwd ran backward with autocast on, in f16");
     L.check(in.x.grad().dtype() == f16 && in.w.grad().dtype() == f32, "x.grad is f16 and w.grad is f32, each its input's dtype");
     L.check(trace::compute_stats(replayed).infs > 0, "without cast_inputs the forward still overflows");
+}
 
+void step_cast_inputs_f32(lesson::Lesson& L, const Inputs& in)
+{
     L.step("custom_fwd(cast_inputs = f32): the whole op in f32");
     L.expect("x arrives as f32 and autocast is off inside forward: z and e^z are f32, no inf, and the output\n"
              "(f32) equals the same op run in plain f32. Backward runs with autocast off and computes in f32;\n"
@@ -192,13 +199,27 @@ void run(lesson::Lesson& L)
     L.write_graph("cast_inputs_f32", recorded,
                   "softplus_linear_f32 under an f16 region: one node, f16 x and f32 w in, f32 out (the casts happen inside the op), and "
                   "its backward, with each gradient back in its input's dtype.");
+}
 
+void step_summary(lesson::Lesson& L, double plain_infs)
+{
     L.step("Summary");
     L.say("Declare custom_fwd/custom_bwd on every custom op you use under autocast. Add cast_inputs = f32 when\n"
           "its math needs f32 (exp, log, reductions) or its kernel takes only f32.");
-    L.key_result("plain Function in f16: " + lesson::fmt(trace::compute_stats(plain).infs * double(plain.numel())) +
-                 " inf outputs of 64, and backward throws on the f16/f32 mix");
+    L.key_result("plain Function in f16: " + lesson::fmt(plain_infs) + " inf outputs of 64, and backward throws on the f16/f32 mix");
     L.key_result("custom_fwd(cast_inputs = f32): f32 output, 0 inf, bit-equal to f32; gradcheck in f64 passes");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("A custom op is a Function with a forward and a backward (torch.autograd.Function). Under autocast\n"
+          "its forward runs in the caller's state: the ops inside it are autocast like any others.");
+    step_gradcheck(L);
+    const Inputs in = make_inputs();  // x and w of steps 2 to 4
+    const double plain_infs = step_plain_function(L, in);
+    step_custom_bwd(L, in);
+    step_cast_inputs_f32(L, in);
+    step_summary(L, plain_infs);
 }
 
 const lesson::Registration registered{{10, "custom_functions", "Custom functions: custom_fwd and custom_bwd",

@@ -66,12 +66,14 @@ std::vector<double> log2_magnitudes(const Tensor& g)
 
 std::string pct(double share) { return lesson::fmt(100 * share) + " %"; }
 
-void run(lesson::Lesson& L)
-{
-    L.say("Gradients of a mean loss get small: each is an average over the batch, and they shrink further\n"
-          "as the model fits. f16 has nothing below 2^-24 = 5.96e-8 (its smallest subnormal); below half of\n"
-          "that a value becomes exactly 0. bf16 reaches 2^-133, like f32.");
+// The MLP step 1 trained, and the fixed batch whose gradients every step looks at.
+struct Trained {
+    std::shared_ptr<nn::Sequential> model;
+    data::Batch probe;
+};
 
+Trained step_train_f32(lesson::Lesson& L)
+{
     L.step("Train in f32 and watch the gradients shrink");
     L.expect("An MLP 64-256-256-10 on the 8x8 digits, plain f32 SGD. After each epoch we take the gradients of one\n"
              "fixed batch of 256 images. The loss falls, and the share of gradient values that f16 would round\n"
@@ -118,12 +120,22 @@ void run(lesson::Lesson& L)
                  lesson::LinePlot{"Gradient values f16 would round to 0, by epoch", "epoch", "share of nonzero gradient values (%)", false,
                                   {f16_share, bf16_share}, {}, {}},
                  "As the MLP fits the digits, its gradients shrink and a growing share of them is below f16's smallest number.");
+    return {model, probe};
+}
 
+// The f32 gradients of the probe batch, and their statistics.
+struct F32Grads {
+    Tensor g32;
+    trace::ValueStats st;
+};
+
+F32Grads step_log2_histogram(lesson::Lesson& L, const Trained& t)
+{
     L.step("Where the gradients sit: log2 |g|");
     L.expect("The gradients spread over many powers of two. Values below 2^-25 become 0 in f16; values between\n"
              "2^-24 and 2^-14 survive as subnormals, with fewer bits. bf16's smallest normal, 2^-126, is far off\n"
              "to the left: nothing comes near it. No gradient is anywhere near f16's largest number 65504.");
-    const Tensor g32 = probe_grads(*model, probe, f32);
+    const Tensor g32 = probe_grads(*t.model, t.probe, f32);
     const trace::ValueStats st = trace::compute_stats(g32);
     const std::vector<double> logs = log2_magnitudes(g32);
     const auto count_below = [&](double e) { return std::count_if(logs.begin(), logs.end(), [&](double v) { return v < e; }); };
@@ -157,23 +169,40 @@ void run(lesson::Lesson& L)
     wide.x_marks.push_back({-126, "bf16 smallest normal 2^-126", "#e8862a"});
     wide.x_marks.push_back({-133, "bf16 smallest subnormal 2^-133", "#e8862a"});
     L.write_plot("log2_grad_bf16", wide, "bf16 has f32's exponent: its limits are far to the left of every gradient, so none underflows.");
+    return {g32, st};
+}
 
+// Returns the share of the nonzero f32 gradient values that f16 autocast zeroes.
+double step_autocast_loses(lesson::Lesson& L, const Trained& t, const F32Grads& f32_grads)
+{
     L.step("What autocast without a scaler really loses");
     L.expect("Now the same batch and weights under autocast, no scaler. With f16, backward runs its matmuls in\n"
              "f16, and gradient values that f32 has as nonzero come out exactly 0: about the share predicted\n"
              "above, or a bit more. With bf16, almost none.");
-    const Tensor g16 = probe_grads(*model, probe, f16);
-    const Tensor gbf16 = probe_grads(*model, probe, bf16);
-    const double lost16 = lost_share(g32, g16), lostbf16 = lost_share(g32, gbf16);
+    const Tensor g16 = probe_grads(*t.model, t.probe, f16);
+    const Tensor gbf16 = probe_grads(*t.model, t.probe, bf16);
+    const double lost16 = lost_share(f32_grads.g32, g16), lostbf16 = lost_share(f32_grads.g32, gbf16);
     std::printf("   nonzero in f32 but exactly 0 with f16 autocast: %s   with bf16 autocast: %s\n", pct(lost16).c_str(), pct(lostbf16).c_str());
-    L.check(lost16 > 0.5 * st.f16_underflow, "f16 autocast loses at least about the predicted share");
+    L.check(lost16 > 0.5 * f32_grads.st.f16_underflow, "f16 autocast loses at least about the predicted share");
     L.check(lostbf16 < lost16 / 10, "bf16 autocast loses less than a tenth of what f16 loses");
+    return lost16;
+}
 
+// The loss-scale window of f16 for these gradients, and what S = 65536 loses.
+struct Window {
+    double low = 1, high = 1;
+    double lost_at_65536 = 0;
+};
+
+Window step_scale_window(lesson::Lesson& L, const Trained& t, const F32Grads& f32_grads)
+{
     L.step("Scale the loss and they come back");
     L.expect("Multiplying the loss by S multiplies every gradient by S (backward is linear): log2|g| moves right by\n"
              "log2(S), out of f16's underflow zone; dividing by S afterwards, in f32, gives the gradients back. The\n"
              "largest gradient times S must stay below 65504, so S has a window: big enough to save nearly all\n"
              "small values, small enough not to overflow the largest. 65536, GradScaler's default, falls inside it.");
+    const Tensor& g32 = f32_grads.g32;
+    const trace::ValueStats& st = f32_grads.st;
     // The window: the smallest power of two that leaves at most 0.1 % of the values to underflow,
     // and the largest that does not overflow f16.
     double low = 1, high = 1;
@@ -185,7 +214,7 @@ void run(lesson::Lesson& L)
     std::vector<double> lost_at;
     Tensor at_high;
     for (double s : {1.0, 256.0, 65536.0, high}) {
-        at_high = probe_grads(*model, probe, f16, s);
+        at_high = probe_grads(*t.model, t.probe, f16, s);
         lost_at.push_back(lost_share(g32, at_high));
         std::printf("   2^%-8d %-28s %s\n", int(std::log2(s)), pct(trace::compute_stats(mul(g32, s)).f16_underflow).c_str(),
                     pct(lost_at.back()).c_str());
@@ -195,14 +224,31 @@ void run(lesson::Lesson& L)
     L.check(low <= 65536 && 65536 <= high, "65536 lies in the window for this model");
     L.check(trace::compute_stats(at_high).infs == 0 && trace::compute_stats(at_high).nans == 0,
             "at the top of the window, f16 backward of loss x S gives no inf or NaN gradient");
+    return {low, high, lost_at[2]};
+}
 
+void step_summary(lesson::Lesson& L, const trace::ValueStats& st, double lost16, const Window& window)
+{
     L.step("Summary");
     L.say("f16 training without loss scaling silently zeroes the smallest gradients, more of them the better the\n"
           "model fits. bf16 has f32's range and does not. The next lesson scales the loss by hand.");
     L.key_result("after " + std::to_string(kEpochs) + " epochs, " + pct(st.f16_underflow) + " of the MLP's nonzero gradient values are below f16's reach (bf16: " +
                  pct(st.bf16_underflow) + ")");
-    L.key_result("loss-scale window for f16: 2^" + std::to_string(int(std::log2(low))) + " to 2^" + std::to_string(int(std::log2(high))));
-    L.key_result("f16 autocast without a scaler zeroes " + pct(lost16) + " of them; with the loss x 65536, " + pct(lost_at[2]));
+    L.key_result("loss-scale window for f16: 2^" + std::to_string(int(std::log2(window.low))) + " to 2^" +
+                 std::to_string(int(std::log2(window.high))));
+    L.key_result("f16 autocast without a scaler zeroes " + pct(lost16) + " of them; with the loss x 65536, " + pct(window.lost_at_65536));
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("Gradients of a mean loss get small: each is an average over the batch, and they shrink further\n"
+          "as the model fits. f16 has nothing below 2^-24 = 5.96e-8 (its smallest subnormal); below half of\n"
+          "that a value becomes exactly 0. bf16 reaches 2^-133, like f32.");
+    const Trained trained = step_train_f32(L);
+    const F32Grads f32_grads = step_log2_histogram(L, trained);
+    const double lost16 = step_autocast_loses(L, trained, f32_grads);
+    const Window window = step_scale_window(L, trained, f32_grads);
+    step_summary(L, f32_grads.st, lost16, window);
 }
 
 const lesson::Registration registered{{11, "gradient_underflow", "Gradient underflow: what f16 loses",

@@ -9,42 +9,35 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/models.h"
 
 using namespace tinyamp;
 
 namespace {
-
-// A small MLP 32-64-64-8 whose weights are plain f32 tensors (the master weights): no nn::Module,
-// so every tensor the lesson touches is in view.
-struct Mlp {
-    Tensor w1, b1, w2, b2, w3, b3;
-    std::vector<Tensor> params() const { return {w1, b1, w2, b2, w3, b3}; }
-    Tensor operator()(const Tensor& x) const { return linear(relu(linear(relu(linear(x, w1, b1)), w2, b2)), w3, b3); }
-};
 
 // The last layer starts small (weights about 3e-3 / sqrt(64)), as some initializations make it,
 // and the targets are small numbers too (about 3e-3). The loss is a mean over 256 x 8 outputs.
 // Gradients are small at the output, and 1000 times smaller again behind the last layer.
 constexpr double kOutputScale = 3e-3;
 
-Mlp make_mlp(Generator& gen)
+// A small MLP 32-64-64-8 whose weights are plain f32 tensors (the master weights).
+lesson::Mlp make_mlp(Generator& gen)
 {
-    auto weight = [&](std::int64_t out, std::int64_t in, double gain) {
-        return mul(randn({out, in}, f32, gen), gain / std::sqrt(double(in))).requires_grad_();
-    };
-    auto bias = [&](std::int64_t n, double gain) { return mul(randn({n}, f32, gen), 0.1 * gain).requires_grad_(); };
-    return {weight(64, 32, 1), bias(64, 1), weight(64, 64, 1), bias(64, 1), weight(8, 64, kOutputScale), bias(8, kOutputScale)};
+    return lesson::Mlp({32, 64, 64, 8}, gen,
+                       {.weight_std = {1 / std::sqrt(32.0), 1 / std::sqrt(64.0), kOutputScale / std::sqrt(64.0)},
+                        .bias_std = {0.1, 0.1, 0.1 * kOutputScale},
+                        .named = false});
 }
 
 struct Setup {
-    Mlp model;
+    lesson::Mlp model;
     Tensor x, target;
 };
 
 Setup make_setup()
 {
     Generator gen(0);
-    Mlp model = make_mlp(gen);
+    lesson::Mlp model = make_mlp(gen);
     Tensor x = randn({256, 32}, f32, gen);
     Tensor target = mul(randn({256, 8}, f32, gen), kOutputScale);
     return {model, x, target};
@@ -53,7 +46,7 @@ Setup make_setup()
 // The gradients of the model, one list per parameter (f32: the master gradients).
 using Grads = std::vector<std::vector<double>>;
 
-Grads grads_of(const Mlp& m)
+Grads grads_of(const lesson::Mlp& m)
 {
     Grads all;
     for (const Tensor& p : m.params()) all.push_back(p.grad().to_vector());
@@ -150,25 +143,18 @@ double zero_share(const std::vector<double>& g)
     return double(std::count(g.begin(), g.end(), 0.0)) / double(g.size());
 }
 
-std::vector<double> snapshot(const Mlp& m)
-{
-    std::vector<double> all;
-    for (const Tensor& p : m.params()) {
-        const std::vector<double> v = p.to_vector();
-        all.insert(all.end(), v.begin(), v.end());
-    }
-    return all;
-}
-
 std::string pct(double share) { return lesson::fmt(100.0 * share) + " %"; }
 std::string pow2(double scale) { return "2^" + lesson::fmt(std::log2(scale)); }
 
-void run(lesson::Lesson& L)
-{
-    const Setup s = make_setup();
-    optim::SGD opt(s.model.params(), {.lr = 0.1});
-    const double f16_tiny = traits(f16).min_subnormal;  // 2^-24 = 5.96e-8
+// The f32 gradients of step 1, the reference of every later step, and the largest of them.
+struct Reference {
+    Grads g32;
+    double max_g = 0;
+    double below = 0;  // the share of the non-zero ones below 2^-24
+};
 
+Reference step_f32_gradients(lesson::Lesson& L, const Setup& s, optim::Optimizer& opt)
+{
     L.step("The f32 gradients");
     L.say("An MLP 32-64-64-8 with f32 (master) weights, a batch of 256, an MSE loss. Its outputs and\n"
           "targets are small (about 3e-3): the last layer starts with small weights, as some inits do.\n"
@@ -182,6 +168,7 @@ void run(lesson::Lesson& L)
             if (v != 0) magnitudes.push_back(std::abs(v));
     std::sort(magnitudes.begin(), magnitudes.end());
     const double max_g = magnitudes.back();
+    const double f16_tiny = traits(f16).min_subnormal;  // 2^-24 = 5.96e-8
     const double below = double(std::count_if(magnitudes.begin(), magnitudes.end(), [&](double v) { return v < f16_tiny; })) /
                          double(magnitudes.size());
     {
@@ -202,7 +189,13 @@ void run(lesson::Lesson& L)
     L.write_plot("gradients", hist,
                  "log2 |g| of the f32 gradients. Left of the red line f16 has nothing but 0; loss * 2^16 moves the whole "
                  "histogram 16 to the right.");
+    return {g32, max_g, below};
+}
 
+// Returns the share of the gradients that f16 flushed to 0.
+double step_f16_unscaled(lesson::Lesson& L, const Setup& s, optim::Optimizer& opt, const Reference& ref)
+{
+    const Grads& g32 = ref.g32;
     L.step("The same backward in f16, without scaling");
     L.expect("Under f16 autocast the gradients flow back through f16 matmuls. The gradients of the\n"
              "activations behind the last layer are all below 2^-24, so they become 0, and with them every\n"
@@ -213,10 +206,19 @@ void run(lesson::Lesson& L)
     std::printf("   S = 1: underflow %s; zeros per parameter: w1 %s, w2 %s, w3 %s; worst relative error %s\n", pct(underflow_1).c_str(),
                 pct(zero_share(plain.grads[0])).c_str(), pct(zero_share(plain.grads[2])).c_str(), pct(zero_share(plain.grads[4])).c_str(),
                 lesson::fmt(error_1).c_str());
-    L.check(underflow_1 > below, "f16 loses more gradients than the share below 2^-24");
+    L.check(underflow_1 > ref.below, "f16 loses more gradients than the share below 2^-24");
     L.check(zero_share(plain.grads[0]) == 1.0 && zero_share(plain.grads[2]) == 1.0, "every gradient of w1 and w2 is 0: those layers would not learn");
-    L.check(s.model.w1.grad().dtype() == f32, "the gradients of the f32 master weights are f32 (autocast's casts bring them back)");
+    L.check(s.model.weight(1).grad().dtype() == f32, "the gradients of the f32 master weights are f32 (autocast's casts bring them back)");
+    return underflow_1;
+}
 
+// With S = 2^16: the share that still underflows, and the worst relative error of a parameter.
+struct ScaledResult {
+    double underflow = 0, error = 0;
+};
+
+ScaledResult step_scale_2_16(lesson::Lesson& L, const Setup& s, optim::Optimizer& opt, const Grads& g32)
+{
     L.step("Scale the loss by S = 2^16, unscale the gradients in f32");
     L.expect("loss * 65536 lifts every gradient 16 powers of two. Almost none underflows now, and after\n"
              "dividing by 65536 (in f32) every parameter's gradient is within 2 % of f32's: what is left is\n"
@@ -235,20 +237,24 @@ void run(lesson::Lesson& L)
     L.write_graph("scaled_backward", recorded,
                   "One forward under f16 autocast and the backward from loss * 65536: the loss and the mul by S are f32, "
                   "the gradients flow back through f16 matmuls, and the casts bring them to the f32 weights.");
+    return {underflow_16, error_16};
+}
 
+void step_too_large(lesson::Lesson& L, const Setup& s, optim::Optimizer& opt)
+{
     L.step("Too large: S = 2^32 overflows, and the step is skipped");
     L.expect("max|g| * 2^32 is far above 65504, so some f16 gradients become inf (and inf * 0 = NaN).\n"
              "The found-inf check sees it, the step is skipped, and the weights stay exactly as they were.");
-    const std::vector<double> before = snapshot(s.model);
+    const std::vector<double> before = s.model.snapshot();
     const ScaledBackward too_big = scaled_backward(s, opt, std::ldexp(1.0, 32));
     if (!too_big.found_inf) opt.step();
     std::printf("   S = 2^32: found_inf %s, %s of the gradients are inf/NaN; weights changed: %s\n", too_big.found_inf ? "true" : "false",
-                pct(nonfinite_share(too_big.grads)).c_str(), snapshot(s.model) == before ? "no" : "yes");
+                pct(nonfinite_share(too_big.grads)).c_str(), s.model.snapshot() == before ? "no" : "yes");
     L.check(too_big.found_inf, "S = 2^32 gives inf/NaN gradients");
-    L.check(snapshot(s.model) == before, "the skipped step leaves every weight bit for bit as it was");
+    L.check(s.model.snapshot() == before, "the skipped step leaves every weight bit for bit as it was");
     const ScaledBackward good = scaled_backward(s, opt, 65536.0);
     if (!good.found_inf) opt.step();
-    L.check(snapshot(s.model) != before, "with S = 2^16 the step is taken and the weights move");
+    L.check(s.model.snapshot() != before, "with S = 2^16 the step is taken and the weights move");
     {  // back to the weights of steps 1-3, for the sweep
         NoGradGuard no_grad;
         std::size_t at = 0;
@@ -258,7 +264,16 @@ void run(lesson::Lesson& L)
             at += std::size_t(p.numel());
         }
     }
+}
 
+// The smallest S of the sweep that loses under 0.1 %, and the first that overflows.
+struct ScaleWindow {
+    double first_clean = 0, first_overflow = 0;
+};
+
+ScaleWindow step_pick_scale(lesson::Lesson& L, const Setup& s, optim::Optimizer& opt, const Reference& ref)
+{
+    const Grads& g32 = ref.g32;
     L.step("Pick S: sweep it from 2^0 to 2^40");
     L.expect("The underflow share falls as S grows and is near 0 long before the overflow starts: a wide\n"
              "window of good S. NVIDIA's rule, the largest power of two with S * max|g| <= 65504, lands in it.");
@@ -281,7 +296,7 @@ void run(lesson::Lesson& L)
             std::printf("   S = 2^%-2d  underflow %s\n", k, pct(u).c_str());
         }
     }
-    const double rule = std::ldexp(1.0, int(std::floor(std::log2(traits(f16).max / max_g))));
+    const double rule = std::ldexp(1.0, int(std::floor(std::log2(traits(f16).max / ref.max_g))));
     const ScaledBackward at_rule = scaled_backward(s, opt, rule);
     std::printf("   underflow < 0.1 %% from S = %s; overflow from S = %s; the rule picks S = %s (underflow %s, found_inf %s)\n",
                 pow2(first_clean).c_str(), pow2(first_overflow).c_str(), pow2(rule).c_str(), pct(underflow_share(g32, at_rule.grads)).c_str(),
@@ -299,11 +314,23 @@ void run(lesson::Lesson& L)
                                   {}},
                  "Blue: the share of gradients f16 flushed to 0, falling as S grows. Red: once S * |g| passes 65504 somewhere, "
                  "gradients are inf/NaN and the step must be skipped.");
+    return {first_clean, first_overflow};
 
+}
+
+void run(lesson::Lesson& L)
+{
+    const Setup s = make_setup();
+    optim::SGD opt(s.model.params(), {.lr = 0.1});
+    const Reference ref = step_f32_gradients(L, s, opt);
+    const double underflow_1 = step_f16_unscaled(L, s, opt, ref);
+    const ScaledResult at_2_16 = step_scale_2_16(L, s, opt, ref.g32);
+    step_too_large(L, s, opt);
+    const ScaleWindow window = step_pick_scale(L, s, opt, ref);
     L.key_result("f16 backward without scaling zeroes " + pct(underflow_1) + " of the gradients (all of w1, w2); loss * 2^16: " +
-                 pct(underflow_16) + ", every parameter within " + pct(error_16) + " of f32");
-    L.key_result("good S from " + pow2(first_clean) + " to " + pow2(first_overflow / 4) + "; from " + pow2(first_overflow) +
-                 " gradients overflow and found_inf skips the step");
+                 pct(at_2_16.underflow) + ", every parameter within " + pct(at_2_16.error) + " of f32");
+    L.key_result("good S from " + pow2(window.first_clean) + " to " + pow2(window.first_overflow / 4) + "; from " +
+                 pow2(window.first_overflow) + " gradients overflow and found_inf skips the step");
 }
 
 const lesson::Registration registered{{12, "loss_scaling_by_hand", "Loss scaling by hand",

@@ -7,37 +7,14 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/models.h"
 
 using namespace tinyamp;
 
 namespace {
 
-// An MLP 2-64-64-3 for the spirals, with plain f32 tensors as its (master) weights.
-struct Mlp {
-    Tensor w1, b1, w2, b2, w3, b3;
-    std::vector<Tensor> params() const { return {w1, b1, w2, b2, w3, b3}; }
-    Tensor operator()(const Tensor& x) const { return linear(relu(linear(relu(linear(x, w1, b1)), w2, b2)), w3, b3); }
-};
-
-Mlp make_mlp(Generator& gen)
-{
-    auto weight = [&](std::int64_t out, std::int64_t in) { return mul(randn({out, in}, f32, gen), 1.0 / std::sqrt(double(in))).requires_grad_(); };
-    auto bias = [&](std::int64_t n) { return zeros({n}).requires_grad_(); };
-    return {weight(64, 2), bias(64), weight(64, 64), bias(64), weight(3, 64), bias(3)};
-}
-
-std::vector<double> snapshot(const Mlp& m)
-{
-    std::vector<double> all;
-    for (const Tensor& p : m.params()) {
-        const std::vector<double> v = p.to_vector();
-        all.insert(all.end(), v.begin(), v.end());
-    }
-    return all;
-}
-
 // The loss of one batch under f16 autocast (the weights stay f32; the matmuls run in f16).
-Tensor f16_loss(const Mlp& m, const data::Batch& batch)
+Tensor f16_loss(const lesson::Mlp& m, const data::Batch& batch)
 {
     amp::autocast region("cpu", {.dtype = f16});
     return cross_entropy(m(batch.features), batch.labels);
@@ -74,60 +51,105 @@ std::vector<double> replay(double init_scale, std::int64_t interval, const std::
 
 std::string pow2(double scale) { return "2^" + lesson::fmt(std::log2(scale)); }
 
-void run(lesson::Lesson& L)
-{
-    constexpr std::int64_t kInterval = 5;
-    constexpr int kIterations = 80;
-    const data::Dataset spirals = data::make_spirals(128, 3, 0.2, 0);
-    data::DataLoader loader(spirals, 64, /*shuffle=*/true, /*drop_last=*/true, /*seed=*/0);
-    Generator gen(0);
-    const Mlp model = make_mlp(gen);
-    optim::SGD opt(model.params(), {.lr = 0.1, .momentum = 0.9});
+constexpr std::int64_t kInterval = 5;
+constexpr int kIterations = 80;
 
+// An MLP 2-64-64-3 for the spirals, with plain f32 tensors as its (master) weights.
+lesson::Mlp make_mlp(Generator& gen) { return lesson::Mlp({2, 64, 64, 3}, gen, {.named = false}); }
+
+// What steps 1, 2, 4 and 5 share: the spirals, the model with its optimizer, and one scaler.
+struct Training {
+    data::Dataset spirals = data::make_spirals(128, 3, 0.2, 0);
+    data::DataLoader loader{spirals, 64, /*shuffle=*/true, /*drop_last=*/true, /*seed=*/0};
+    Generator gen{0};
+    lesson::Mlp model = make_mlp(gen);
+    optim::SGD opt{model.params(), {.lr = 0.1, .momentum = 0.9}};
+    amp::GradScaler scaler{"cpu", {.growth_interval = kInterval}};
+};
+
+// The training run of step 2, iteration by iteration, and how often the scale grew and backed off.
+struct RunRecord {
+    std::vector<Iteration> iterations;
+    int growths = 0, skipped = 0;
+};
+
+void step_one_iteration(lesson::Lesson& L, Training& t)
+{
+    const lesson::Mlp& model = t.model;
+    amp::GradScaler& scaler = t.scaler;
     L.step("One iteration, call by call");
     L.say("The loop of every f16 AMP program: forward under autocast, then\n"
           "  scaler.scale(loss).backward();  scaler.step(opt);  scaler.update();");
-    amp::GradScaler scaler("cpu", {.growth_interval = kInterval});
     L.expect("Before the first scale() the scale is init_scale, 65536 = 2^16 (made lazily). scale(loss)\n"
              "is loss * 65536 exactly (a power of two), and the gradients of the f32 weights are f32.");
     const double initial = scaler.get_scale();
-    const data::Batch first = loader.batch(0);
+    const data::Batch first = t.loader.batch(0);
     const Tensor loss0 = f16_loss(model, first);
     const Tensor scaled0 = scaler.scale(loss0);
     scaled0.backward();
     std::printf("   get_scale() %.0f; loss %.6f; scale(loss) %.6f = loss * %.0f; w1.grad dtype %s\n", initial, loss0.item(), scaled0.item(),
-                scaled0.item() / loss0.item(), dtype_name(model.w1.grad().dtype()));
+                scaled0.item() / loss0.item(), dtype_name(model.weight(1).grad().dtype()));
     L.check(initial == 65536.0, "the default init_scale is 65536 = 2^16");
     L.check(scaled0.item() == loss0.item() * 65536.0, "scale(loss) is loss * 65536, exactly");
-    opt.zero_grad();  // this iteration was only for looking; the run below starts afresh
+    t.opt.zero_grad();  // this iteration was only for looking; the run below starts afresh
+}
 
+// Trains `iterations` iterations of the AMP loop and records what each did.
+std::vector<Iteration> train_and_record(Training& t, int iterations)
+{
+    std::vector<Iteration> run;
+    while (int(run.size()) < iterations)
+        for (const data::Batch& batch : t.loader) {
+            if (int(run.size()) == iterations) break;
+            Iteration it;
+            t.opt.zero_grad();
+            const Tensor loss = f16_loss(t.model, batch);
+            it.scale_used = t.scaler.get_scale();
+            it.loss = loss.item();
+            t.scaler.scale(loss).backward();
+            const std::vector<double> before = t.model.snapshot();
+            it.stepped = t.scaler.step(t.opt);
+            it.weights_kept = t.model.snapshot() == before;
+            t.scaler.update();
+            it.scale_after = t.scaler.get_scale();
+            run.push_back(it);
+        }
+    return run;
+}
+
+void write_scale_plot(lesson::Lesson& L, const std::vector<Iteration>& run)
+{
+    // The scale each iteration used, as a staircase (each value holds until the next update), on a
+    // log2 axis; the skipped iterations as red vertical marks.
+    lesson::Series staircase{"loss scale used", {}, {}, "#3c78dc", false};
+    std::vector<lesson::Mark> skip_marks;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        const double x = double(i + 1);
+        staircase.x.insert(staircase.x.end(), {x, x + 1});
+        staircase.y.insert(staircase.y.end(), 2, std::log2(run[i].scale_used));
+        if (!run[i].stepped) skip_marks.push_back({x + 0.5, skip_marks.empty() ? "skipped (inf/NaN)" : "", "#d62728"});
+    }
+    L.write_plot("loss_scale",
+                 lesson::LinePlot{"GradScaler's loss scale over a training run (growth_interval 5)",
+                                  "iteration",
+                                  "log2 of the loss scale (16 = 65536)",
+                                  false,
+                                  {staircase},
+                                  skip_marks,
+                                  {{16, "init_scale 2^16", "#888888"}}},
+                 "The scale doubles after 5 clean steps and halves after each overflow; red: the skipped steps.");
+}
+
+RunRecord step_training_run(lesson::Lesson& L, Training& t)
+{
+    const amp::GradScaler& scaler = t.scaler;
     L.step("A training run with growth_interval = 5");
     L.say("SGD (lr 0.1, momentum 0.9) on 3 spirals, batches of 64, f16 autocast, GradScaler with\n"
           "init_scale 65536 and growth_interval 5 (PyTorch's default is 2000: too slow to watch).");
     L.expect("The scale climbs x2 after every 5 clean steps until a step overflows; that step is skipped\n"
              "(its weights stay exactly as they were) and the scale halves. So it saws up and down around\n"
              "the largest S the gradients allow, and the loss still falls.");
-    std::vector<Iteration> run;
-    {
-        int done = 0;
-        while (done < kIterations)
-            for (const data::Batch& batch : loader) {
-                if (done == kIterations) break;
-                Iteration it;
-                opt.zero_grad();
-                const Tensor loss = f16_loss(model, batch);
-                it.scale_used = scaler.get_scale();
-                it.loss = loss.item();
-                scaler.scale(loss).backward();
-                const std::vector<double> before = snapshot(model);
-                it.stepped = scaler.step(opt);
-                it.weights_kept = snapshot(model) == before;
-                scaler.update();
-                it.scale_after = scaler.get_scale();
-                run.push_back(it);
-                ++done;
-            }
-    }
+    const std::vector<Iteration> run = train_and_record(t, kIterations);
     int skipped = 0, growths = 0, kept_when_skipped = 0;
     std::string timeline;
     for (std::size_t i = 0; i < run.size(); ++i) {
@@ -164,26 +186,12 @@ void run(lesson::Lesson& L)
             "the update rule replayed from the skip flags alone gives every recorded scale (and scaler.history() agrees)");
     L.check(last_loss < 0.8 * first_loss, "the loss falls by more than 20 % in spite of the skipped steps");
 
-    // The scale each iteration used, as a staircase (each value holds until the next update), on a
-    // log2 axis; the skipped iterations as red vertical marks.
-    lesson::Series staircase{"loss scale used", {}, {}, "#3c78dc", false};
-    std::vector<lesson::Mark> skip_marks;
-    for (std::size_t i = 0; i < run.size(); ++i) {
-        const double x = double(i + 1);
-        staircase.x.insert(staircase.x.end(), {x, x + 1});
-        staircase.y.insert(staircase.y.end(), 2, std::log2(run[i].scale_used));
-        if (!run[i].stepped) skip_marks.push_back({x + 0.5, skip_marks.empty() ? "skipped (inf/NaN)" : "", "#d62728"});
-    }
-    L.write_plot("loss_scale",
-                 lesson::LinePlot{"GradScaler's loss scale over a training run (growth_interval 5)",
-                                  "iteration",
-                                  "log2 of the loss scale (16 = 65536)",
-                                  false,
-                                  {staircase},
-                                  skip_marks,
-                                  {{16, "init_scale 2^16", "#888888"}}},
-                 "The scale doubles after 5 clean steps and halves after each overflow; red: the skipped steps.");
+    write_scale_plot(L, run);
+    return {run, growths, skipped};
+}
 
+void step_scheduler(lesson::Lesson& L, const data::DataLoader& loader, const RunRecord& record)
+{
     L.step("Skipped steps and the learning-rate scheduler");
     L.say("PyTorch programs often step a scheduler every iteration right after scaler.step(opt). With an\n"
           "init_scale too large for the first gradients, the first steps are skipped; the scheduler moves on.");
@@ -193,7 +201,7 @@ void run(lesson::Lesson& L)
              "scheduler's first step() notices and warns, once, as PyTorch's does.");
     {
         Generator gen2(0);
-        const Mlp fresh = make_mlp(gen2);
+        const lesson::Mlp fresh = make_mlp(gen2);
         optim::SGD opt2(fresh.params(), {.lr = 0.1, .momentum = 0.9});
         optim::StepLR scheduler(opt2, /*step_size=*/1, /*gamma=*/0.9);
         amp::GradScaler big("cpu", {.init_scale = std::ldexp(1.0, 24), .growth_interval = kInterval});
@@ -212,7 +220,7 @@ void run(lesson::Lesson& L)
             if (took && ++stepped_so_far == 1) first_stepped_scale = used;
             if (stepped_so_far == 0) ++leading_skips;
             if (i == 0) {
-                buffer_after_first = opt2.momentum_buffer(fresh.w1).defined();
+                buffer_after_first = opt2.momentum_buffer(fresh.weight(1)).defined();
                 lr_after_first = scheduler.get_last_lr()[0];
             }
             if (i < 8) std::printf("   iteration %d: scale %-5s %s; scheduler.step() -> lr %s\n", i + 1, pow2(used).c_str(),
@@ -230,21 +238,27 @@ void run(lesson::Lesson& L)
         L.check(!buffer_after_first && lr_after_first < 0.1, "after iteration 1 the lr had moved but the optimizer had not stepped");
     }
     int fell = 0;
-    for (const Iteration& it : run)
+    for (const Iteration& it : record.iterations)
         if (it.scale_after < it.scale_used) ++fell;
-    std::printf("   back in the run of step 2: get_scale() fell across update() in %d iterations; %d were skipped\n", fell, skipped);
-    L.check(fell == skipped, "get_scale() falls across update() exactly on the skipped iterations");
+    std::printf("   back in the run of step 2: get_scale() fell across update() in %d iterations; %d were skipped\n", fell, record.skipped);
+    L.check(fell == record.skipped, "get_scale() falls across update() exactly on the skipped iterations");
     L.say("That warning is PyTorch's \"Detected call of `lr_scheduler.step()` before `optimizer.step()`\": the\n"
           "scheduler checks, on its first step(), whether optimizer.step() has ever run. Here it is harmless (a few\n"
           "lr values of the schedule go by unused). To tell a skipped step, compare get_scale() before and after\n"
           "update(), or look at what scaler.step() returned (tinyamp returns whether it stepped).");
+}
 
+void step_unscale_before_clip(lesson::Lesson& L, Training& t)
+{
+    const lesson::Mlp& model = t.model;
+    optim::SGD& opt = t.opt;
+    amp::GradScaler& scaler = t.scaler;
     L.step("unscale_ before clip_grad_norm_");
     L.expect("Right after backward the gradients are S times too large, so is their norm. unscale_(opt)\n"
              "divides them by S; clip then sees the true norm. A second unscale_ before update() is an error.");
     opt.zero_grad();
     const double s_now = scaler.get_scale();
-    scaler.scale(f16_loss(model, loader.batch(1))).backward();
+    scaler.scale(f16_loss(model, t.loader.batch(1))).backward();
     const double scaled_norm = optim::clip_grad_norm_(model.params(), 1e30);  // max_norm huge: only measures
     scaler.unscale_(opt);
     const double true_norm = optim::clip_grad_norm_(model.params(), 1.0);
@@ -263,7 +277,10 @@ void run(lesson::Lesson& L)
     L.check(second_unscale.find("unscale_() has already been called on this optimizer since the last update().") != std::string::npos,
             "a second unscale_ is refused with PyTorch's message");
     L.check(stepped == std::isfinite(true_norm), "step() after unscale_ steps exactly when the gradients were finite");
+}
 
+void step_saving(lesson::Lesson& L, const amp::GradScaler& scaler)
+{
     L.step("Saving the scaler, and the scaler that quietly does nothing");
     L.expect("state_dict() has PyTorch's 5 keys; a new scaler loaded from it carries on with the same scale\n"
              "and growth tracker. GradScaler's device is \"cuda\" unless told: made on a machine without a GPU it\n"
@@ -290,8 +307,18 @@ void run(lesson::Lesson& L)
         std::printf("   (a GPU is present: GradScaler() is enabled here; the warning shows on CPU-only machines)\n");
     }
 
-    L.key_result("80 iterations, growth_interval 5: " + std::to_string(growths) + " growths, " + std::to_string(skipped) +
-                 " skipped steps (weights untouched), final scale " + pow2(scaler.get_scale()));
+}
+
+void run(lesson::Lesson& L)
+{
+    Training t;
+    step_one_iteration(L, t);
+    const RunRecord record = step_training_run(L, t);
+    step_scheduler(L, t.loader, record);
+    step_unscale_before_clip(L, t);
+    step_saving(L, t.scaler);
+    L.key_result("80 iterations, growth_interval 5: " + std::to_string(record.growths) + " growths, " + std::to_string(record.skipped) +
+                 " skipped steps (weights untouched), final scale " + pow2(t.scaler.get_scale()));
     L.key_result("the scale sequence is exactly the update rule replayed from the skips (x0.5 on inf, x2 after 5 clean steps)");
 }
 

@@ -91,14 +91,9 @@ ForwardMemory measure_forward(nn::Module& model, const Tensor& x, const Tensor& 
     return m;
 }
 
-void run(lesson::Lesson& L)
+// Returns the four runs: f32, bf16, f16 + GradScaler, f16 without a scaler.
+std::vector<ModeRun> step_train_four_ways(lesson::Lesson& L)
 {
-    L.say("tools/train's loop (tinyamp-train) is PyTorch's AMP recipe: per batch, zero_grad; forward and loss\n"
-          "inside autocast; scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update().\n"
-          "Here it trains the MLP 64-256-256-10 (85,002 parameters) on the 8x8 digits (1437 training and\n"
-          "360 test images) for a few epochs, once per mode, with the same seed: same split, same initial\n"
-          "weights, same batches.");
-
     L.step("Train four ways");
     L.expect("All four reach well over 90% test accuracy in 8 epochs, within a point or two of each other:\n"
              "autocast changes the arithmetic of the matrix products, not what the model can learn. The loss\n"
@@ -139,7 +134,16 @@ void run(lesson::Lesson& L)
     L.write_plot("loss_curves", curves,
                  "The loss of every training step in the four modes: the curves overlap; mixed precision "
                  "did not change what the model learned.");
+    L.key_result("digits MLP, 8 epochs: test accuracy f32 " + percent(acc32) + ", bf16 " + percent(last(bf16_run).test_accuracy) +
+                 ", f16+scaler " + percent(last(scaled).test_accuracy) + ", f16 without scaler " +
+                 percent(last(unscaled).test_accuracy));
+    return runs;
+}
 
+void step_what_the_scaler_bought(lesson::Lesson& L, const std::vector<ModeRun>& runs)
+{
+    const ModeRun& scaled = runs[2];
+    const ModeRun& unscaled = runs[3];
     L.step("What the GradScaler bought");
     L.expect("f16's smallest number is 6e-8, and many weight gradients of a mean loss are smaller. Without a\n"
              "scaler they come out exactly 0 (underflow, measured against f32 on a fixed batch), and the\n"
@@ -159,7 +163,13 @@ void run(lesson::Lesson& L)
             "with the scaler no step was skipped and the scale stayed 65536 (fewer than 2000 steps: no growth)");
     L.say("On this small, easy task the lost gradients do not yet cost accuracy; on a harder run they stall\n"
           "the layers whose gradients are smallest (lesson 11).");
+    L.key_result("f16 without a scaler flushed " + percent(lost) + " of the gradient elements to 0 by epoch 8; with the scaler " +
+                 percent(kept));
+}
 
+void step_time_per_epoch(lesson::Lesson& L, const std::vector<ModeRun>& runs)
+{
+    const ModeRun& f32_run = runs[0];
     L.step("Time per epoch");
     const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
     L.say("This CPU: " + hw.cpu_name + " (GEMM tiers: f32 " + hw.f32_tier + ", bf16 " + hw.bf16_tier +
@@ -178,7 +188,10 @@ void run(lesson::Lesson& L)
     L.say(lesson::wrap(why + " tinyamp's CPU kernels have no f16 arithmetic (few CPUs do), so f16 is converted to f32 and back "
                              "around every op, and the GradScaler adds a pass over the gradients. On a GPU with Tensor Cores f16 and "
                              "bf16 both beat f32 (lesson 16). A model this small is dominated by overheads (lesson 15)."));
+}
 
+void step_memory(lesson::Lesson& L)
+{
     L.step("Memory: where autocast's bytes go");
     L.expect("The f32 weights stay (they are the master weights the optimizer updates), and so do their f32\n"
              "gradients and SGD's momentum. Autocast adds a bf16 copy of the 6 parameters for the step (the cast\n"
@@ -223,13 +236,21 @@ void run(lesson::Lesson& L)
                  "The forward pass's peak memory against the batch size: autocast starts higher (a bf16 copy of "
                  "the weights) and grows half as fast (bf16 activations).");
 
-    L.key_result("digits MLP, 8 epochs: test accuracy f32 " + percent(acc32) + ", bf16 " + percent(last(bf16_run).test_accuracy) +
-                 ", f16+scaler " + percent(last(scaled).test_accuracy) + ", f16 without scaler " +
-                 percent(last(unscaled).test_accuracy));
-    L.key_result("f16 without a scaler flushed " + percent(lost) + " of the gradient elements to 0 by epoch 8; with the scaler " +
-                 percent(kept));
     L.key_result("forward peak f32 vs bf16 autocast: " + kib(double(f32_mem[1].peak)) + " vs " + kib(double(bf16_mem[1].peak)) +
                  " at batch 64, " + kib(double(f32_mem[3].peak)) + " vs " + kib(double(bf16_mem[3].peak)) + " at batch 1024");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("tools/train's loop (tinyamp-train) is PyTorch's AMP recipe: per batch, zero_grad; forward and loss\n"
+          "inside autocast; scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update().\n"
+          "Here it trains the MLP 64-256-256-10 (85,002 parameters) on the 8x8 digits (1437 training and\n"
+          "360 test images) for a few epochs, once per mode, with the same seed: same split, same initial\n"
+          "weights, same batches.");
+    const std::vector<ModeRun> runs = step_train_four_ways(L);
+    step_what_the_scaler_bought(L, runs);
+    step_time_per_epoch(L, runs);
+    step_memory(L);
 }
 
 const lesson::Registration registered{{14, "training_run", "A real training run: f32 vs bf16 vs f16 + GradScaler",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp;
 
@@ -94,31 +95,31 @@ bool all_finite(const Tensor& t)
     return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
 
-void run(lesson::Lesson& L)
-{
-    L.say("AMP is not free and not always right. This lesson measures four cases where it costs, or where\n"
-          "the choice between f16 and bf16 matters, and ends with a table to choose.");
+// The tiny and the big layer's forward, timed in f32 and under bf16 autocast (seconds).
+struct LayerTimes {
+    double tiny32 = 0, tiny16 = 0, big32 = 0, big16 = 0;
+};
 
+LayerTimes step_tiny_layer(lesson::Lesson& L, Generator& gen)
+{
     L.step("A tiny layer: the casts cost more than the product saves");
     L.expect("Under autocast a Linear(8, 8) on 8 samples makes 3 casts (x, weight, bias) for 512\n"
              "multiply-adds: about one conversion per 4 multiply-adds, plus three more ops to dispatch.\n"
              "A Linear(512, 512) on 256 samples converts about one element per 170 multiply-adds. So\n"
              "autocast slows the tiny layer down, and only pays off when the products are large.");
-    Generator gen(0);
     const LinearCase tiny = make_linear(8, 8, 8, gen), big = make_linear(256, 512, 512, gen);
     trace::Trace tiny_trace;
     {
         trace::TraceRecorder recorder(tiny_trace);
         forward(tiny, true);
     }
-    int casts = 0, ops = 0;
-    for (const trace::Event& e : tiny_trace.events()) (e.is_cast ? casts : ops) += 1;
+    const std::size_t casts = lesson::casts(tiny_trace).size(), ops = lesson::forward_ops(tiny_trace).size();
     auto conversions_per_mac = [](const LinearCase& c) {
         const double converted = double(c.x.numel() + c.w.numel() + c.b.numel());
         return converted / double(c.batch * c.in * c.out);
     };
     const double tiny_ratio = conversions_per_mac(tiny), big_ratio = conversions_per_mac(big);
-    std::printf("   one autocast forward of the tiny layer: %d casts + %d op; %s conversions per multiply-add\n", casts, ops,
+    std::printf("   one autocast forward of the tiny layer: %zu casts + %zu op; %s conversions per multiply-add\n", casts, ops,
                 lesson::fmt(tiny_ratio).c_str());
     std::printf("   the big layer: %s conversions per multiply-add\n", lesson::fmt(big_ratio).c_str());
     const auto [tiny32, tiny16] = time_pair([&] { forward(tiny, false); }, [&] { forward(tiny, true); }, 400, 9);
@@ -141,7 +142,17 @@ void run(lesson::Lesson& L)
                        (bf16_gains ? "so the big layer can gain once its casts are paid for."
                                    : "so autocast cannot make even the big layer faster here: it only adds the casts.")) +
           "\nOn a GPU the launch of each cast kernel costs microseconds, so small layers lose there too.");
+    return {tiny32, tiny16, big32, big16};
+}
 
+// The terms of step 2 (bf16), their exact sum, and what each way of adding them gave.
+struct RunningSums {
+    Tensor values;
+    double exact = 0, f16_sum = 0, bf16_sum = 0, kernel_sum = 0;
+};
+
+RunningSums step_running_sum(lesson::Lesson& L, Generator& gen)
+{
     L.step("Accumulating in 16 bits: the running sum stalls");
     L.expect("10000 numbers drawn between 0 and 0.002 add up to about 10. Kept in f32 after every addition, the\n"
              "sum gets there. Kept in bf16, it stops at 1: from 1 on, bf16's numbers are 2^-7 = 0.0078 apart, and\n"
@@ -183,7 +194,11 @@ void run(lesson::Lesson& L)
     plot.series = {series("f32", trail32, "#3c78dc"), series("f16", trail16, "#2a9d5c"), series("bf16", trail_bf16, "#e8862a")};
     L.write_plot("running_sum", plot, "A running sum kept in f32, f16 and bf16: the 16-bit sums stop where half the gap between "
                                       "their numbers exceeds the terms.");
+    return {values, exact, s16, sbf16, kernel_sum.item()};
+}
 
+void step_reductions_in_f32(lesson::Lesson& L, const Tensor& values)
+{
     L.step("Why autocast keeps reductions in f32");
     L.expect("On a GPU, PyTorch's autocast lists sum, softmax, log_softmax, cumsum and the norms as fp32_set_opt_dtype\n"
              "(the op computes and returns f32) and layer_norm, exp, log and the losses as fp32: their result\n"
@@ -204,7 +219,15 @@ void run(lesson::Lesson& L)
                 dtype_name(gpu_sum.dtype()), dtype_name(gpu_softmax.dtype()));
     L.check(cpu_sum.dtype() == bf16 && gpu_sum.dtype() == f32 && gpu_softmax.dtype() == f32,
             "CPU table: sum returns bf16; CUDA table: sum and softmax of f16 inputs return f32");
+}
 
+// bf16's largest relative error on dot products near 1e5, and f16's and bf16's on randn values.
+struct RangeErrors {
+    double bf16_near_1e5 = 0, f16_ordinary = 0, bf16_ordinary = 0;
+};
+
+RangeErrors step_range_vs_precision(lesson::Lesson& L, Generator& gen)
+{
     L.step("Range against precision: f16 overflows, bf16 rounds coarsely");
     L.expect("Features near 20 over 256 dimensions: their dot products are about 256 x 400 = 102400, past\n"
              "f16's 65504, so an f16 matmul returns inf (and the softmax after it NaN). bf16 has f32's range and\n"
@@ -245,7 +268,12 @@ void run(lesson::Lesson& L)
     std::printf("   ordinary values (randn, 64x256 @ 256x64): max relative error f16 %.3g, bf16 %.3g (x%s)\n", e16, ebf16,
                 lesson::fmt(ebf16 / e16).c_str());
     L.check(ebf16 > 3.0 * e16, "on ordinary values bf16's error is over 3x f16's");
+    return {max_relative_error(dotbf16, reference), e16, ebf16};
+}
 
+void step_choosing(lesson::Lesson& L)
+{
+    const backends::cpu::MatmulHardware& hw = backends::cpu::matmul_hardware();
     L.step("Choosing: f32, bf16, or f16 + GradScaler");
     std::printf("   %-24s %-26s %-26s %-22s\n", "", "f16 + GradScaler", "bf16", "f32");
     std::printf("   %-24s %-26s %-26s %-22s\n", "largest number", "65504", "3.4e38", "3.4e38");
@@ -265,13 +293,25 @@ void run(lesson::Lesson& L)
     L.check(traits(f16).max < 1e5 && traits(bf16).max > 1e38 && traits(bf16).eps == 8.0 * traits(f16).eps,
             "the table's figures: f16 max 65504, bf16 max 3.4e38, bf16's eps 8x f16's");
 
-    L.key_result("10000 terms in [0, 0.002) (true sum " + lesson::fmt(exact) + "): a running sum in bf16 stalls at " +
-                 lesson::fmt(sbf16) + ", in f16 at " + lesson::fmt(s16) + "; sum() accumulating in f32 gives " +
-                 lesson::fmt(kernel_sum.item()));
-    L.key_result("Linear(8,8): bf16 autocast " + lesson::fmt(tiny16 / tiny32) + "x the f32 time (3 casts per op); Linear(512,512) batch 256: " +
-                 lesson::fmt(big16 / big32) + "x");
-    L.key_result("dot products near 1e5: f16 gives inf, bf16 is within " + lesson::fmt(100 * max_relative_error(dotbf16, reference)) +
-                 "%; on randn values bf16's error is " + lesson::fmt(ebf16 / e16) + "x f16's");
+}
+
+void run(lesson::Lesson& L)
+{
+    L.say("AMP is not free and not always right. This lesson measures four cases where it costs, or where\n"
+          "the choice between f16 and bf16 matters, and ends with a table to choose.");
+    Generator gen(0);  // steps 1, 2 and 4 draw from it in turn
+    const LayerTimes times = step_tiny_layer(L, gen);
+    const RunningSums sums = step_running_sum(L, gen);
+    step_reductions_in_f32(L, sums.values);
+    const RangeErrors errors = step_range_vs_precision(L, gen);
+    step_choosing(L);
+    L.key_result("10000 terms in [0, 0.002) (true sum " + lesson::fmt(sums.exact) + "): a running sum in bf16 stalls at " +
+                 lesson::fmt(sums.bf16_sum) + ", in f16 at " + lesson::fmt(sums.f16_sum) + "; sum() accumulating in f32 gives " +
+                 lesson::fmt(sums.kernel_sum));
+    L.key_result("Linear(8,8): bf16 autocast " + lesson::fmt(times.tiny16 / times.tiny32) +
+                 "x the f32 time (3 casts per op); Linear(512,512) batch 256: " + lesson::fmt(times.big16 / times.big32) + "x");
+    L.key_result("dot products near 1e5: f16 gives inf, bf16 is within " + lesson::fmt(100 * errors.bf16_near_1e5) +
+                 "%; on randn values bf16's error is " + lesson::fmt(errors.bf16_ordinary / errors.f16_ordinary) + "x f16's");
 }
 
 const lesson::Registration registered{{15, "when_not_to_use_amp", "When not to use AMP; bf16 vs f16",

@@ -1,5 +1,5 @@
 // Tests of the lessons' own machinery: the SVG charts, the result files behind the index page,
-// and the Lesson's claim bookkeeping.
+// the Lesson's claim bookkeeping, the model zoo and the trace queries.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -9,7 +9,9 @@
 
 #include "lessons/support/index_page.h"
 #include "lessons/support/lesson.h"
+#include "lessons/support/models.h"
 #include "lessons/support/svg_plot.h"
+#include "lessons/support/trace_queries.h"
 
 using namespace tinyamp::lesson;
 namespace fs = std::filesystem;
@@ -193,4 +195,116 @@ TEST_CASE("the index page shows the visualizer's screenshots only when the walkt
     CHECK(page.find("visualizer/viz_a.png") < page.find("visualizer/viz_b.png"));  // in name order
     CHECK(page.find("notes.txt") == std::string::npos);
     fs::remove_all(out);
+}
+
+TEST_CASE("an Mlp draws its layers in order, names them, and runs linear -> relu -> linear")
+{
+    tinyamp::Generator gen(0);
+    const Mlp net({3, 5, 2}, gen, {.weight_std = {0.5, 0.5}, .bias_std = {0.1, 0}});
+    REQUIRE(net.layers() == 2);
+    CHECK(net.weight(1).shape() == tinyamp::Shape{5, 3});
+    CHECK(net.bias(2).shape() == tinyamp::Shape{2});
+    CHECK(net.weight(2).name() == "w2");
+    CHECK(net.weight(1).requires_grad());
+    CHECK(net.bias(2).to_vector() == std::vector<double>(2, 0.0));  // bias_std 0: zeros
+    CHECK_THROWS_AS(net.weight(3), std::out_of_range);
+
+    // The same draws by hand give the same weights, and the forward is linear -> relu -> linear.
+    tinyamp::Generator again(0);
+    const tinyamp::Tensor w1 = tinyamp::mul(tinyamp::randn({5, 3}, tinyamp::f32, again), 0.5);
+    const tinyamp::Tensor b1 = tinyamp::mul(tinyamp::randn({5}, tinyamp::f32, again), 0.1);
+    const tinyamp::Tensor w2 = tinyamp::mul(tinyamp::randn({2, 5}, tinyamp::f32, again), 0.5);
+    CHECK(net.weight(1).to_vector() == w1.to_vector());
+    CHECK(net.weight(2).to_vector() == w2.to_vector());
+    const tinyamp::Tensor x = tinyamp::randn({4, 3}, tinyamp::f32, again);
+    const tinyamp::Tensor expected = tinyamp::linear(tinyamp::relu(tinyamp::linear(x, w1, b1)), w2, tinyamp::zeros({2}));
+    CHECK(net(x).to_vector() == expected.to_vector());
+
+    const Mlp wide({2, 4, 4, 3}, gen, {.dtype = tinyamp::f64, .requires_grad = false, .named = false});
+    CHECK(wide.params().size() == 6);
+    CHECK(wide.weight(3).dtype() == tinyamp::f64);
+    CHECK(!wide.weight(3).requires_grad());
+    CHECK(wide.weight(1).name().empty());
+    CHECK_THROWS_AS(Mlp({4}, gen), std::invalid_argument);
+    CHECK_THROWS_AS(Mlp({4, 2}, gen, {.weight_std = {1, 1}}), std::invalid_argument);
+}
+
+TEST_CASE("an Mlp's copy is a new set of leaves: a step on it leaves the original alone")
+{
+    tinyamp::Generator gen(1);
+    const Mlp net({2, 3, 1}, gen, {.requires_grad = false});
+    const Mlp copy = net.copy_to(tinyamp::Device::cpu());
+    const std::vector<double> before = net.snapshot();
+    CHECK(copy.snapshot() == before);
+    CHECK(before.size() == 3 * 2 + 3 + 1 * 3 + 1);
+    CHECK(copy.weight(1).requires_grad());
+    CHECK(!copy.weight(1).shares_storage_with(net.weight(1)));
+    tinyamp::sum(copy(tinyamp::ones({1, 2}))).backward();
+    tinyamp::optim::SGD opt(copy.params(), {.lr = 0.5});
+    opt.step();
+    CHECK(copy.snapshot() != before);
+    CHECK(net.snapshot() == before);
+}
+
+namespace {
+
+// A linear layer and a loss under bf16 autocast, with backward outside the region.
+tinyamp::trace::Trace autocast_step_trace()
+{
+    using namespace tinyamp;
+    const Tensor x = ones({2, 3}).set_name("x");
+    const Tensor w = ones({4, 3}).requires_grad_().set_name("w");
+    trace::Trace t;
+    trace::TraceRecorder recorder(t);
+    Tensor loss;
+    {
+        amp::autocast region("cpu");
+        const Tensor h = linear(x, w);
+        linear(x, w);  // w again: a cache hit
+        loss = cross_entropy(h, tensor({0, 1}, {2}, i64));
+    }
+    loss.backward();
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the trace queries pick the forward ops, the casts and the backward events")
+{
+    using namespace tinyamp;
+    const trace::Trace t = autocast_step_trace();
+    const Events ops = forward_ops(t);
+    REQUIRE(ops.size() == 3);
+    CHECK(ops[0]->op == "linear");
+    CHECK(ops[2]->op == "cross_entropy");
+    CHECK(output_dtype(*ops[0]) == bf16);
+    CHECK(output_dtype(*ops[2]) == f32);
+    CHECK(first_event(ops, "linear", 1) == ops[1]);
+    CHECK(first_event(ops, "linear", 2) == nullptr);
+    CHECK(last_event(ops, "linear") == ops[1]);
+    CHECK(last_event(ops, "relu") == nullptr);
+
+    // x twice (not cached), w stored then hit, the logits back to f32 for the loss.
+    const Events all_casts = casts(t);
+    CHECK(all_casts.size() == 5);
+    const Events w_casts = casts_of(t, "w");
+    REQUIRE(w_casts.size() == 2);
+    CHECK(w_casts[0]->cache == trace::CacheEvent::stored);
+    CHECK(w_casts[1]->cache == trace::CacheEvent::hit);
+    CHECK(count_cache(all_casts, trace::CacheEvent::hit) == 1);
+    CHECK(count_cache(all_casts, trace::CacheEvent::none) == 3);
+    CHECK(casts_of(t, "nobody").empty());
+
+    const Events backward = backward_events(t);
+    CHECK(!backward.empty());
+    for (const trace::Event* e : backward) CHECK(e->phase == trace::Phase::backward);
+    CHECK(events_named(backward, "cross_entropy").size() == 1);
+    CHECK(gradient_dtypes(t, "linear") == std::set<DType>{bf16});
+    CHECK(gradient_dtypes(t, "cross_entropy") == std::set<DType>{f32});
+    CHECK(backward_casts(t, f32, bf16).size() == 1);  // the logits' cast, backwards
+    CHECK(backward_casts(t, bf16, f32).size() == 1);  // w's cast, backwards
+    CHECK(gradient_dtypes(t, "nothing").empty());
+
+    trace::Event empty;
+    CHECK_THROWS_AS(output_dtype(empty), std::invalid_argument);
 }
