@@ -28,6 +28,7 @@
 #include "tinyamp/core/warning.h"        // warn, set_warning_handler
 #include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
+#include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
 #include "tinyamp/ops/conv.h"            // conv2d
 #include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, ..., operators
 #include "tinyamp/ops/join.h"            // cat, stack

@@ -26,7 +26,7 @@ __global__ void check_and_unscale_kernel(T* grad, std::int64_t n, float* found_i
     }
 }
 
-__global__ void update_scale_kernel(float* scale, std::int32_t* growth_tracker, const float* found_inf, double growth_factor,
+__global__ void update_scale_kernel(float* scale, std::int64_t* growth_tracker, const float* found_inf, double growth_factor,
                                     double backoff_factor, std::int64_t growth_interval)
 {
     if (*found_inf) {
@@ -34,7 +34,7 @@ __global__ void update_scale_kernel(float* scale, std::int32_t* growth_tracker, 
         *growth_tracker = 0;
         return;
     }
-    const std::int32_t successful = *growth_tracker + 1;  // incremented before the comparison, as in PyTorch
+    const std::int64_t successful = *growth_tracker + 1;  // incremented before the comparison, as in PyTorch
     if (successful == growth_interval) {
         const float grown = float(double(*scale) * growth_factor);
         if (isfinite(grown)) *scale = grown;  // never grow to inf
@@ -70,7 +70,7 @@ void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>& gr
     }
 }
 
-void amp_update_scale_(float* scale, std::int32_t* growth_tracker, const float* found_inf, double growth_factor, double backoff_factor,
+void amp_update_scale_(float* scale, std::int64_t* growth_tracker, const float* found_inf, double growth_factor, double backoff_factor,
                        std::int64_t growth_interval, int device)
 {
     detail::use_device(device);

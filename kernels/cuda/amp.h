@@ -24,10 +24,10 @@ struct GradBuffer {
 /// as they are.
 void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>& grads, float* found_inf, const float* inv_scale, int device);
 
-/// PyTorch's _amp_update_scale_ on one f32 scale, one i32 growth tracker and one f32 found_inf,
+/// PyTorch's _amp_update_scale_ on one f32 scale, one i64 growth tracker and one f32 found_inf,
 /// all on `device`: on inf, scale *= backoff and tracker = 0; else tracker + 1, and when that
 /// reaches growth_interval, scale *= growth (kept only if finite) and tracker = 0.
-void amp_update_scale_(float* scale, std::int32_t* growth_tracker, const float* found_inf, double growth_factor, double backoff_factor,
+void amp_update_scale_(float* scale, std::int64_t* growth_tracker, const float* found_inf, double growth_factor, double backoff_factor,
                        std::int64_t growth_interval, int device);
 
 }  // namespace tinyamp::kernels::cuda

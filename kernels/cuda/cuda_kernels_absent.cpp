@@ -55,6 +55,6 @@ void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>&, f
 {
     absent("amp_foreach_non_finite_check_and_unscale_");
 }
-void amp_update_scale_(float*, std::int32_t*, const float*, double, double, std::int64_t, int) { absent("amp_update_scale_"); }
+void amp_update_scale_(float*, std::int64_t*, const float*, double, double, std::int64_t, int) { absent("amp_update_scale_"); }
 
 }  // namespace tinyamp::kernels::cuda

@@ -69,20 +69,28 @@ TEST_CASE("amp_update_scale_ on the device: scale 4, growth 2, backoff 0.25, int
     // The same sequence as tests/amp/grad_scaler_test.cpp checks on the host.
     const Step steps[] = {{false, 4.0f, 1}, {false, 8.0f, 0}, {true, 2.0f, 0}};
     const Tensor scale = full({}, 4.0, f32).cuda();
-    const Tensor tracker_storage = zeros({1}, f32).cuda();  // 4 bytes of device memory for the i32 tracker
-    auto* tracker = static_cast<std::int32_t*>(tracker_storage.data_ptr());
+    const Tensor tracker_tensor = zeros({}, i64).cuda();
+    auto* tracker = static_cast<std::int64_t*>(tracker_tensor.data_ptr());
     for (const Step& s : steps) {
         const Tensor found_inf = full({}, s.found_inf ? 1.0 : 0.0, f32).cuda();
         kernels::cuda::amp_update_scale_(f32_ptr(scale), tracker, f32_ptr(found_inf), 2.0, 0.25, 2, 0);
         CHECK(scale.item() == double(s.scale));
-        std::int32_t host_tracker = -1;
-        std::memcpy(&host_tracker, tracker_storage.cpu().data_ptr(), sizeof host_tracker);
-        CHECK(host_tracker == s.tracker);
+        CHECK(tracker_tensor.item() == double(s.tracker));
     }
     // Growth that would overflow to inf keeps the old scale (and resets the tracker).
     const Tensor big = full({}, 3.0e38, f32).cuda(), no_inf = zeros({}, f32).cuda();
     kernels::cuda::amp_update_scale_(f32_ptr(big), tracker, f32_ptr(no_inf), 2.0, 0.5, 1, 0);
     CHECK(big.item() == double(3.0e38f));
+}
+
+TEST_CASE("the dispatched op amp_update_scale_ on CUDA tensors runs the kernel: 4, 8, then 2 after an overflow")
+{
+    const Tensor scale = full({}, 4.0, f32).cuda(), tracker = zeros({}, i64).cuda();
+    for (const auto& [inf, expected] : {std::pair{false, 4.0}, {false, 8.0}, {true, 2.0}}) {
+        amp::amp_update_scale_(scale, tracker, full({}, inf ? 1.0 : 0.0, f32).cuda(), 2.0, 0.25, 2);
+        CHECK(scale.item() == expected);
+    }
+    CHECK(tracker.item() == 0.0);
 }
 
 TEST_CASE("autocast on CUDA tensors follows the CUDA table: matmul and linear in f16, softmax and the loss in f32")

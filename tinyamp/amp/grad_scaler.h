@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tinyamp/ops/amp_scaling.h"
 #include "tinyamp/optim/optimizer.h"
 
 namespace tinyamp::amp {
@@ -31,17 +32,13 @@ struct GradScalerOptions {
     bool enabled = true;          ///< false: every call is a no-op (step just steps)
 };
 
-/// PyTorch's _amp_update_scale_, exactly: on overflow scale *= backoff and the tracker resets;
-/// otherwise the tracker counts up, and reaching growth_interval (==, after the increment)
-/// multiplies the scale by growth, unless that would be inf. No floor: the scale may fall below 1.
-void amp_update_scale_(float& scale, std::int32_t& growth_tracker, bool found_inf, double growth_factor, double backoff_factor,
-                       std::int64_t growth_interval);
-
 /// Dynamic loss scaling, torch.amp.GradScaler: multiplies the loss by a large scale so that small
 /// f16 gradients do not flush to zero, divides the gradients back before the optimizer steps,
-/// skips steps whose gradients overflowed, and adapts the scale. The scale is kept as an f32
-/// number, as PyTorch keeps it in an f32 tensor. A disabled scaler changes nothing: scale returns
-/// its input, step just steps, get_scale is 1.
+/// skips steps whose gradients overflowed, and adapts the scale. As in PyTorch, the scale is a
+/// one-element f32 tensor and the growth tracker a one-element integer tensor, on the device of
+/// the first outputs scaled; the work on them is done by the two dispatched ops of
+/// ops/amp_scaling.h. A disabled scaler changes nothing: scale returns its input, step just
+/// steps, get_scale is 1.
 class GradScaler {
 public:
     /// A scaler for `device_type` ("cpu" or "cuda", else Error(device)). A "cuda" scaler on a
@@ -64,8 +61,8 @@ public:
     /// parameters and the optimizer's state alone). Returns whether it stepped. Error(state) before
     /// any scale(), when called twice in one iteration, or when no gradient was checked.
     bool step(optim::Optimizer& optimizer);
-    /// Adjusts the scale from this iteration's overflow checks over all optimizers
-    /// (amp_update_scale_), or sets it to new_scale (the growth tracker is left alone). Appends
+    /// Adjusts the scale from this iteration's overflow checks over all optimizers (the op
+    /// amp_update_scale_, where the scale lives), or sets it to new_scale (the growth tracker is left alone). Appends
     /// to history() and starts the next iteration. Error(state) when no inf check was recorded.
     void update(std::optional<double> new_scale = std::nullopt);
 
@@ -78,7 +75,7 @@ public:
     std::int64_t get_growth_interval() const { return growth_interval_; }  ///< clean steps before growth
     void set_growth_interval(std::int64_t v) { growth_interval_ = v; }     ///< sets the clean steps before growth
     /// Clean iterations since the last growth or overflow.
-    std::int32_t get_growth_tracker() const { return growth_tracker_ ? *growth_tracker_ : init_growth_tracker_; }
+    std::int32_t get_growth_tracker() const;
     bool is_enabled() const { return enabled_; }  ///< false if disabled by the options or for lack of a GPU
 
     /// The 5 keys of PyTorch's state_dict: scale, growth_factor, backoff_factor, growth_interval,
@@ -113,9 +110,8 @@ private:
     double backoff_factor_;
     std::int64_t growth_interval_;
     std::int32_t init_growth_tracker_ = 0;
-    std::optional<float> scale_;                  // made lazily by the first scale()
-    std::optional<std::int32_t> growth_tracker_;  // likewise
-    std::optional<Device> scale_device_;
+    Tensor scale_;           // one f32 element, made by the first scale() on its outputs' device
+    Tensor growth_tracker_;  // one i64 element, made with it
     std::map<const optim::Optimizer*, OptimizerState> per_optimizer_;
     std::vector<HistoryEntry> history_;
 };
