@@ -57,9 +57,9 @@ void GradScaler::unscale_(optim::Optimizer& optimizer)
 {
     if (!enabled_) return;
     require_scale("unscale_");
-    OptimizerState& state = per_optimizer_[&optimizer];
-    TINYAMP_CHECK(state.stage != Stage::unscaled, state, "unscale_() has already been called on this optimizer since the last update().");
-    TINYAMP_CHECK(state.stage != Stage::stepped, state, "unscale_() is being called after step().");
+    OptimizerState& checks = per_optimizer_[&optimizer];
+    TINYAMP_CHECK(checks.stage != Stage::unscaled, state, "unscale_() has already been called on this optimizer since the last update().");
+    TINYAMP_CHECK(checks.stage != Stage::stepped, state, "unscale_() is being called after step().");
     NoGradGuard no_grad;
     std::map<std::string, std::vector<Tensor>> per_device;  // "cpu", "cuda:0": one op call each
     for (const optim::ParamGroup& group : optimizer.param_groups())
@@ -73,9 +73,9 @@ void GradScaler::unscale_(optim::Optimizer& optimizer)
     for (const auto& [device, grads] : per_device) {
         const Device on = grads.front().device();
         const Tensor found_inf = amp_foreach_non_finite_check_and_unscale_(grads, zeros({}, DType::f32, on), full({}, inv_scale, DType::f32, on));
-        state.found_inf = state.found_inf.value_or(false) || found_inf.item() != 0.0;  // the one wait for a GPU
+        checks.found_inf = checks.found_inf.value_or(false) || found_inf.item() != 0.0;  // the one wait for a GPU
     }
-    state.stage = Stage::unscaled;
+    checks.stage = Stage::unscaled;
 }
 
 bool GradScaler::step(optim::Optimizer& optimizer)
@@ -86,15 +86,15 @@ bool GradScaler::step(optim::Optimizer& optimizer)
     }
     require_scale("step");
     {
-        const OptimizerState& state = per_optimizer_[&optimizer];
-        TINYAMP_CHECK(state.stage != Stage::stepped, state, "step() has already been called since the last update().");
-        if (state.stage == Stage::ready) unscale_(optimizer);
+        const OptimizerState& checks = per_optimizer_[&optimizer];
+        TINYAMP_CHECK(checks.stage != Stage::stepped, state, "step() has already been called since the last update().");
+        if (checks.stage == Stage::ready) unscale_(optimizer);
     }
-    OptimizerState& state = per_optimizer_[&optimizer];
-    TINYAMP_CHECK(state.found_inf.has_value(), state, "No inf checks were recorded for this optimizer.");
-    const bool stepped = !*state.found_inf;
+    OptimizerState& checks = per_optimizer_[&optimizer];
+    TINYAMP_CHECK(checks.found_inf.has_value(), state, "No inf checks were recorded for this optimizer.");
+    const bool stepped = !*checks.found_inf;
     if (stepped) optimizer.step();  // skipped: parameters and optimizer state stay as they were
-    state.stage = Stage::stepped;
+    checks.stage = Stage::stepped;
     return stepped;
 }
 
@@ -104,10 +104,10 @@ void GradScaler::update(std::optional<double> new_scale)
     require_scale("update");
     bool found_inf = false;  // this iteration's steps were skipped (the history records it)
     bool any_check = false;
-    for (const auto& [optimizer, state] : per_optimizer_)
-        if (state.found_inf) {
+    for (const auto& [optimizer, checks] : per_optimizer_)
+        if (checks.found_inf) {
             any_check = true;
-            found_inf = found_inf || *state.found_inf;
+            found_inf = found_inf || *checks.found_inf;
         }
     NoGradGuard no_grad;
     if (new_scale) {
@@ -142,13 +142,13 @@ std::map<std::string, double> GradScaler::state_dict() const
             {"_growth_tracker", double(get_growth_tracker())}};
 }
 
-void GradScaler::load_state_dict(const std::map<std::string, double>& state)
+void GradScaler::load_state_dict(const std::map<std::string, double>& saved)
 {
     if (!enabled_) return;
-    TINYAMP_CHECK(!state.empty(), state, "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler.");
+    TINYAMP_CHECK(!saved.empty(), state, "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler.");
     auto get = [&](const char* key) {
-        const auto it = state.find(key);
-        TINYAMP_CHECK(it != state.end(), value, "GradScaler state dict has no '", key,
+        const auto it = saved.find(key);
+        TINYAMP_CHECK(it != saved.end(), value, "GradScaler state dict has no '", key,
                       "'; it needs scale, growth_factor, backoff_factor, growth_interval and _growth_tracker");
         return it->second;
     };

@@ -83,7 +83,7 @@ public:
     std::map<std::string, double> state_dict() const;
     /// Restores what state_dict() wrote (does nothing when disabled). Error(state) for an empty
     /// map, Error(value) for a missing key.
-    void load_state_dict(const std::map<std::string, double>& state);
+    void load_state_dict(const std::map<std::string, double>& saved);
 
     /// One entry per update(): the scale after it and whether the iteration overflowed (steps
     /// were skipped). Lesson 13 plots it.
