@@ -9,7 +9,7 @@
 // Every time is the median of its repetitions, each measured with CUDA events (GEMM) or to a
 // synchronizing read of the loss (training step), after warm-up runs.
 //
-//   ./build-cuda/kernels/cuda_bench [--quick]     (--quick: N up to 2048, fewer repetitions)
+//   ./build-cuda/bench/cuda_bench [--quick]        (--quick: N up to 2048, fewer repetitions)
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
