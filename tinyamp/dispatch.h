@@ -97,7 +97,7 @@ Tensor dispatch(const Args&... args)
     // 1. The autocast layer: decide, then cast the arguments. Braces evaluate left to right (a
     //    call's arguments need not), so the casts happen, and are traced, in argument order.
     const amp::Decision decision = amp::autocast_layer_active() ? amp::decide(Op::name, tensors_in(args...)) : amp::Decision{};
-    if (trace::explaining()) trace::explain_decision_made(Op::name, decision);
+    if (trace::debug_enabled()) trace::log_decision(Op::name, decision);
     const bool traced = trace::current() && trace::at_top_level();
     const std::tuple cast_args{detail::autocast_argument(args, decision, Op::name)...};
     // 2 and 3. The autograd layer and Op::forward, on the cast arguments.

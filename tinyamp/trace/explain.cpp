@@ -8,15 +8,6 @@
 namespace tinyamp::trace {
 namespace {
 
-bool debug_enabled()
-{
-    static const bool enabled = [] {
-        const char* v = std::getenv("TINYAMP_DEBUG");
-        return v && std::string_view(v) == "1";
-    }();
-    return enabled;
-}
-
 std::string arrow(DType from, DType to) { return std::string(dtype_name(from)) + "\u2192" + dtype_name(to); }
 
 std::string rule_on_device(const char* op, const amp::Decision& d)
@@ -35,6 +26,15 @@ CacheEvent cache_event(amp::CacheOutcome outcome)
 }
 
 }  // namespace
+
+bool debug_enabled()
+{
+    static const bool enabled = [] {
+        const char* v = std::getenv("TINYAMP_DEBUG");
+        return v && std::string_view(v) == "1";
+    }();
+    return enabled;
+}
 
 bool explaining() { return debug_enabled() || (current() && at_top_level()); }
 
@@ -76,7 +76,7 @@ std::string explain_cache_reason(amp::CacheReason reason, const Tensor& source)
     return "";
 }
 
-void explain_decision_made(const char* op, const amp::Decision& decision)
+void log_decision(const char* op, const amp::Decision& decision)
 {
     if (decision.policy) debug_log(explain_decision(op, decision));
 }

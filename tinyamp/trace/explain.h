@@ -18,8 +18,10 @@
 
 namespace tinyamp::trace {
 
-/// Whether anyone reads explanations now: a trace recording at top level, or TINYAMP_DEBUG=1
-/// (read once, at the first call). Without one, nothing here builds a string.
+/// Whether the environment has TINYAMP_DEBUG=1 (read once, at the first call).
+bool debug_enabled();
+/// Whether anyone reads explanations now: a trace recording at top level, or TINYAMP_DEBUG=1.
+/// Without one, nothing here builds a string.
 bool explaining();
 /// Logs a line to stderr, prefixed "[tinyamp autocast] ", when the environment has TINYAMP_DEBUG=1.
 void debug_log(const std::string& line);
@@ -32,7 +34,7 @@ std::string explain_cache_reason(amp::CacheReason reason, const Tensor& source);
 
 /// After amp::decide(): logs the decision under TINYAMP_DEBUG (ops the table lists only: the
 /// others are not autocast decisions).
-void explain_decision_made(const char* op, const amp::Decision& decision);
+void log_decision(const char* op, const amp::Decision& decision);
 /// A cast the autocast layer made of `source` for `op`: logged under TINYAMP_DEBUG, and added
 /// as a cast event (with what the cache did) when a trace records at top level.
 void record_cast(const char* op, const amp::Decision& decision, const Tensor& source, const amp::CachedCast& cast);
