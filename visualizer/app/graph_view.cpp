@@ -148,19 +148,39 @@ void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, con
     draw_label(draw, font, 11.0f * zoom, r, node.label, text);
 }
 
+// What the legend lists: the dtypes on nodes, in the palette's order, and which marks appear.
+struct LegendRows {
+    std::vector<DType> fills;
+    bool stores = false;
+    int count = 0;
+};
+
+LegendRows legend_rows(const trace::TraceGraph& graph)
+{
+    LegendRows rows;
+    for (const trace::GraphNode& node : graph.nodes)
+        if (node.has_dtype && std::find(rows.fills.begin(), rows.fills.end(), node.dtype) == rows.fills.end()) rows.fills.push_back(node.dtype);
+    std::sort(rows.fills.begin(), rows.fills.end(), [](DType a, DType b) {
+        return std::find(kAllDTypes.begin(), kAllDTypes.end(), a) < std::find(kAllDTypes.begin(), kAllDTypes.end(), b);
+    });
+    rows.stores = std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; });
+    rows.count = int(rows.fills.size()) + (graph.has_casts ? 1 : 0) + (rows.stores ? 1 : 0) + (graph.has_cache_hits ? 1 : 0) + 1;
+    return rows;
+}
+
+float legend_row_height() { return ImGui::GetTextLineHeight() + 4; }
+
+// The legend's box, from the canvas' top-left corner (8 px in) to its far corner.
+ImVec2 legend_corner(const trace::TraceGraph& graph) { return {8 + 190, 8 + 8 + legend_row_height() * float(legend_rows(graph).count)}; }
+
 // The legend: one swatch per dtype on a node, then the marks that are not dtypes.
 void draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph)
 {
-    std::vector<DType> fills;
-    for (const trace::GraphNode& node : graph.nodes)
-        if (node.has_dtype && std::find(fills.begin(), fills.end(), node.dtype) == fills.end()) fills.push_back(node.dtype);
-    std::sort(fills.begin(), fills.end(), [](DType a, DType b) {
-        return std::find(kAllDTypes.begin(), kAllDTypes.end(), a) < std::find(kAllDTypes.begin(), kAllDTypes.end(), b);
-    });
-    const float row = ImGui::GetTextLineHeight() + 4;
-    const bool stores = std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; });
-    const int rows = int(fills.size()) + (graph.has_casts ? 1 : 0) + (stores ? 1 : 0) + (graph.has_cache_hits ? 1 : 0) + 1;
-    draw->AddRectFilled(at, {at.x + 190, at.y + 8 + row * float(rows)}, IM_COL32(20, 20, 24, 220), 4);
+    const LegendRows rows = legend_rows(graph);
+    const std::vector<DType>& fills = rows.fills;
+    const bool stores = rows.stores;
+    const float row = legend_row_height();
+    draw->AddRectFilled(at, {at.x + 190, at.y + 8 + row * float(rows.count)}, IM_COL32(20, 20, 24, 220), 4);
     ImVec2 p = {at.x + 8, at.y + 6};
     auto swatch_row = [&](auto draw_swatch, const char* text) {
         draw_swatch(ImVec2{p.x, p.y + 2}, ImVec2{p.x + 26, p.y + row - 4});
@@ -224,24 +244,68 @@ std::string tensor_line(const trace::TensorInfo& t)
     return text;
 }
 
-// Fits what is drawn (the nodes and the forward/backward boxes; Graphviz's own size also
-// counts the DOT's legend, which the GUI draws in the corner instead) into the canvas.
-void fit(GraphCamera& camera, const Layout& layout, ImVec2 canvas)
+// Whether the canvas shows every node and cluster (then the minimap would add nothing).
+bool whole_drawing_shown(const Camera& view, const Layout& layout, Vec2 canvas)
 {
-    Vec2 lo{1e9f, 1e9f}, hi{-1e9f, -1e9f};
-    auto extend = [&](Vec2 a, Vec2 b) {
-        lo = {std::min(lo.x, a.x), std::min(lo.y, a.y)};
-        hi = {std::max(hi.x, b.x), std::max(hi.y, b.y)};
-    };
-    for (const NodeBox& n : layout.nodes)
-        extend({n.center.x - n.size.x / 2, n.center.y - n.size.y / 2}, {n.center.x + n.size.x / 2, n.center.y + n.size.y / 2});
-    for (const ClusterBox& c : layout.clusters) extend(c.min, c.max);
-    if (lo.x > hi.x) lo = hi = {0, 0};
-    const float margin = 24;
-    const Vec2 size = {std::max(hi.x - lo.x, 1.0f), std::max(hi.y - lo.y, 1.0f)};
-    camera.zoom = std::clamp(std::min((canvas.x - 2 * margin) / size.x, (canvas.y - 2 * margin) / size.y), 0.05f, 1.5f);
-    camera.offset = {(canvas.x - size.x * camera.zoom) / 2 - lo.x * camera.zoom, (canvas.y - size.y * camera.zoom) / 2 - lo.y * camera.zoom};
-    camera.fit_pending = false;
+    const Rect all = drawing_bounds(layout), seen = visible_region(view, canvas);
+    return all.min.x >= seen.min.x && all.min.y >= seen.min.y && all.max.x <= seen.max.x && all.max.y <= seen.max.y;
+}
+
+// The minimap in the canvas' bottom-right corner, shown while part of the graph is out of view: every node as a speck of its dtype's color and
+// the part the canvas shows as a white frame. A click or drag on it centres the view there.
+void draw_minimap(ImDrawList* draw, const Layout& layout, const trace::TraceGraph& graph, Camera& view, ImVec2 canvas_min, ImVec2 canvas_size,
+                  bool& dragging)
+{
+    const Rect bounds = drawing_bounds(layout);
+    const Minimap map = make_minimap(bounds, {160, std::min(160.0f, canvas_size.y / 3)});
+    const ImVec2 at = {canvas_min.x + canvas_size.x - map.size.x - 12, canvas_min.y + canvas_size.y - map.size.y - 12};
+    auto to_screen = [&](Vec2 p) { const Vec2 m = map.to_map(p); return ImVec2{at.x + m.x, at.y + m.y}; };
+    draw->AddRectFilled(sub(at, {4, 4}), add(at, {map.size.x + 4, map.size.y + 4}), IM_COL32(20, 20, 24, 220), 4);
+    for (std::size_t i = 0; i < layout.nodes.size(); ++i) {
+        const Rect box = node_bounds(layout.nodes[i]);
+        const trace::GraphNode& node = graph.nodes[i];
+        ImVec2 a = to_screen(box.min), b = to_screen(box.max);
+        b = {std::max(b.x, a.x + 1.5f), std::max(b.y, a.y + 1.5f)};  // never thinner than a pixel and a half
+        draw->AddRectFilled(a, b, node.has_dtype ? dtype_fill(node.dtype) : IM_COL32(220, 220, 220, 255));
+    }
+    const Rect seen = visible_region(view, {canvas_size.x, canvas_size.y});
+    draw->PushClipRect(sub(at, {2, 2}), add(at, {map.size.x + 2, map.size.y + 2}), true);
+    draw->AddRect(to_screen(seen.min), to_screen(seen.max), IM_COL32(255, 255, 255, 255), 0, 0, 1.5f);
+    draw->PopClipRect();
+
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool over = ImGui::IsMouseHoveringRect(at, add(at, {map.size.x, map.size.y}));
+    if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) dragging = true;
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging = false;
+    if (dragging) {
+        const ImVec2 m = {std::clamp(io.MousePos.x - at.x, 0.0f, map.size.x), std::clamp(io.MousePos.y - at.y, 0.0f, map.size.y)};
+        view = center_on(view, map.to_layout({m.x, m.y}), {canvas_size.x, canvas_size.y});
+    }
+}
+
+// Whether `key` (a letter, either case) was typed this frame outside a text field. ImGui 1.86
+// names only a few letter keys, so the typed characters are read instead.
+bool typed(const ImGuiIO& io, char key)
+{
+    if (io.WantTextInput) return false;
+    for (const ImWchar c : io.InputQueueCharacters)
+        if (c == ImWchar(key) || c == ImWchar(key - 'a' + 'A')) return true;
+    return false;
+}
+
+// The row above the canvas: fit, follow, legend and minimap switches, and the zoom.
+void draw_toolbar(GraphCamera& camera)
+{
+    if (ImGui::SmallButton("Fit (F)")) camera.fit_pending = true;
+    ImGui::SameLine();
+    ImGui::Checkbox("Follow timeline", &camera.follow_timeline);
+    ImGui::SameLine();
+    ImGui::Checkbox("Legend", &camera.show_legend);
+    ImGui::SameLine();
+    ImGui::Checkbox("Minimap", &camera.show_minimap);
+    ImGui::SameLine();
+    ImGui::TextDisabled("zoom %.0f%%", double(camera.view.zoom) * 100.0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("wheel: zoom about the cursor; drag: pan; F or Home: fit; the minimap appears when part of the graph is out of view");
 }
 
 }  // namespace
@@ -252,27 +316,40 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const trace::TraceGraph& graph = document.graph();
     const Stepper& stepper = document.stepper();
 
+    draw_toolbar(camera);
     const ImVec2 canvas_min = ImGui::GetCursorScreenPos();
     const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
     const ImVec2 canvas_max = add(canvas_min, canvas_size);
-    if (camera.fit_pending) fit(camera, layout, canvas_size);
+    const Vec2 canvas = {canvas_size.x, canvas_size.y};
+    if (camera.fit_pending) {  // the whole graph, none of it under the legend
+        const ImVec2 legend = camera.show_legend ? legend_corner(graph) : ImVec2{0, 0};
+        camera.view = fit(drawing_bounds(layout), canvas, {legend.x, legend.y});
+        if (camera.zoom_after_fit != 1.0f && stepper.current_node() >= 0) {  // --zoom: closer, on the timeline's node
+            camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
+            const Rect node = node_bounds(layout.nodes[std::size_t(stepper.current_node())]);
+            camera.view = center_on(camera.view, {(node.min.x + node.max.x) / 2, (node.min.y + node.max.y) / 2}, canvas);
+        }
+        camera.zoom_after_fit = 1.0f;
+        camera.fit_pending = false;
+        camera.followed_node = stepper.current_node();
+    }
+    // The timeline moved to a node out of sight: bring it in, keeping the zoom.
+    if (camera.follow_timeline && stepper.current_node() >= 0 && stepper.current_node() != camera.followed_node)
+        camera.view = follow(camera.view, node_bounds(layout.nodes[std::size_t(stepper.current_node())]), canvas);
+    camera.followed_node = stepper.current_node();
 
     // Input: the whole canvas is one invisible button.
     ImGui::InvisibleButton("graph_canvas", canvas_size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered();
     ImGuiIO& io = ImGui::GetIO();
-    if (ImGui::IsItemActive() && (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)))
-        camera.offset = add(camera.offset, io.MouseDelta);
-    if (hovered && io.MouseWheel != 0) {  // zoom around the mouse
-        const float factor = std::pow(1.15f, io.MouseWheel);
-        const float zoom = std::clamp(camera.zoom * factor, 0.03f, 4.0f);
-        const ImVec2 mouse = sub(io.MousePos, canvas_min);
-        camera.offset = sub(mouse, scale(sub(mouse, camera.offset), zoom / camera.zoom));
-        camera.zoom = zoom;
-    }
-    if (hovered && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) camera.fit_pending = true;
+    if (ImGui::IsItemActive() && !camera.minimap_dragging &&
+        (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)))
+        camera.view.offset = {camera.view.offset.x + io.MouseDelta.x, camera.view.offset.y + io.MouseDelta.y};
+    if (hovered && io.MouseWheel != 0)  // zoom about the mouse
+        camera.view = zoom_about(camera.view, {io.MousePos.x - canvas_min.x, io.MousePos.y - canvas_min.y}, std::pow(1.15f, io.MouseWheel));
+    if (hovered && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home)) || typed(io, 'f'))) camera.fit_pending = true;
 
-    const Transform to_screen{add(canvas_min, camera.offset), camera.zoom};
+    const Transform to_screen{{canvas_min.x + camera.view.offset.x, canvas_min.y + camera.view.offset.y}, camera.view.zoom};
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(canvas_min, canvas_max, true);
     draw->AddRectFilled(canvas_min, canvas_max, hex_color(colors::kCanvas));
@@ -280,7 +357,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     for (const ClusterBox& cluster : layout.clusters) {
         const ImVec2 a = to_screen(cluster.min), b = to_screen(cluster.max);
         draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
-        draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
+        draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
                       cluster.label.c_str());
     }
 
@@ -290,7 +367,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     for (std::size_t i = 0; i < graph.edges.size(); ++i) {
         const bool shown = stepper.edge_shown(int(i));
         const trace::TensorInfo& t = graph.edges[i].tensor;
-        draw_edge(draw, layout.edges[i], to_screen, dtype_fill(t.dtype, shown ? 230 : 35), std::max(1.0f, 1.5f * camera.zoom));
+        draw_edge(draw, layout.edges[i], to_screen, dtype_fill(t.dtype, shown ? 230 : 35), std::max(1.0f, 1.5f * camera.view.zoom));
         if (hovered) {
             const float d = edge_distance(layout.edges[i], to_screen, io.MousePos);
             if (d < hovered_distance) {
@@ -303,7 +380,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     int hovered_node = -1;
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const NodeRect r = node_rect(layout.nodes[i], to_screen);
-        draw_node(draw, graph_font, graph.nodes[i], r, stepper.node_shown(int(i)), camera.zoom);
+        draw_node(draw, graph_font, graph.nodes[i], r, stepper.node_shown(int(i)), camera.view.zoom);
         if (hovered && ImGui::IsMouseHoveringRect(r.min, r.max)) hovered_node = int(i);
     }
 
@@ -318,7 +395,8 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     ring(stepper.current_node(), colors::kCurrent, 4, 2.5f);
     if (document.selected() >= 0) ring(document.selected(), colors::kSelected, 8, 2.0f);
 
-    draw_legend(draw, {canvas_min.x + 8, canvas_min.y + 8}, graph);
+    if (camera.show_legend) draw_legend(draw, {canvas_min.x + 8, canvas_min.y + 8}, graph);
+    if (camera.show_minimap && !whole_drawing_shown(camera.view, layout, canvas)) draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas_size, camera.minimap_dragging);
     draw->PopClipRect();
 
     if (hovered_node >= 0) {
@@ -332,7 +410,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
             ImGui::PopTextWrapPos();
         }
         ImGui::EndTooltip();
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) document.select(hovered_node);
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging) document.select(hovered_node);
     } else if (hovered_edge >= 0) {
         const trace::GraphEdge& edge = graph.edges[std::size_t(hovered_edge)];
         ImGui::BeginTooltip();
@@ -340,7 +418,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         ImGui::TextDisabled("%s -> %s (input %d)", graph.nodes[std::size_t(edge.from)].label.front().c_str(),
                             graph.nodes[std::size_t(edge.to)].label.front().c_str(), edge.slot);
         ImGui::EndTooltip();
-    } else if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    } else if (hovered && !camera.minimap_dragging && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
         document.select(-1);  // a click on empty canvas: the inspector follows the timeline again
     }
 }

@@ -3,18 +3,27 @@
 // Nodes are filled with their dtype's color (the legend in the corner), autocast's casts are
 // tag shapes with a magenta outline, parameters have a gold outline, cast-cache hits a dashed
 // border and the casts the cache stored a white dot. Events the timeline has not reached yet are
-// drawn faint. Drag to pan, wheel to zoom,
-// click a node to inspect it, hover an edge to read the dtype and shape that flows along it.
+// drawn faint. Drag to pan, wheel to zoom about the cursor, F (or Home, or the Fit button) to see
+// it all, the minimap in the corner to jump; the view follows the timeline's node when it would
+// leave the canvas (a toolbar switch). Click a node to inspect it, hover an edge to read the dtype
+// and shape that flows along it.
 #include <imgui.h>
 
 #include "visualizer/app/document.h"
+#include "visualizer/model/camera.h"
 
 namespace tinyamp::viz {
 
+/// What the graph view remembers between frames: where it looks and the switches of its toolbar.
 struct GraphCamera {
-    ImVec2 offset{0, 0};  ///< screen pixels from the canvas' top-left to the layout's origin
-    float zoom = 1.0f;    ///< screen pixels per Graphviz point
-    bool fit_pending = true;  ///< fit the whole graph into the canvas at the next frame
+    Camera view;                  ///< canvas = view.offset + layout point * view.zoom
+    bool fit_pending = true;      ///< fit the whole graph into the canvas at the next frame
+    bool follow_timeline = true;  ///< pan to the timeline's current node when it leaves the canvas
+    bool show_legend = true;      ///< the legend in the canvas' top-left corner (a fit keeps it clear)
+    bool show_minimap = true;     ///< the minimap in the bottom-right corner, while part of the graph is out of view
+    int followed_node = -1;       ///< the current node when the view last followed it
+    bool minimap_dragging = false;  ///< a press that began on the minimap: it moves the view, not the graph
+    float zoom_after_fit = 1.0f;    ///< the first fit only: then zoom by this about the timeline's node (--zoom)
 };
 
 /// Draws into the current window's remaining area. Clicking a node selects it in `document`.

@@ -62,6 +62,7 @@ int main(int argc, char** argv)
     cli.add_option("--screenshot", screenshot, "headless: render --frames frames offscreen, write the last as this PNG, exit");
     cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
+    cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
     cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
     cli.add_flag("--print-trace", print_trace, "print the trace's events, one per line, and exit (no window)");

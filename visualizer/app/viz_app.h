@@ -21,6 +21,7 @@ struct AppOptions {
     std::string position = "end";       ///< the timeline: "end", "start", "backward" or a number of events
     std::string select;                 ///< a node to inspect: "e12", an op name, or "backward:OP"
     std::string tab = "scenario";       ///< the left panel's tab: scenario, policy, file
+    double zoom = 1.0;                  ///< the first view: the fitted zoom times this, about the timeline's node
 };
 
 class VizApp {

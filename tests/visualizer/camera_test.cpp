@@ -1,0 +1,111 @@
+// The graph view's camera, moved as a person moves it: fit (leaving the legend's corner free),
+// the wheel's zoom about the cursor, following the timeline's node, the minimap's jump. The
+// numbers are worked out by hand from the mapping canvas = offset + layout * zoom.
+#include <doctest/doctest.h>
+
+#include "tests/support/recorded_traces.h"
+#include "visualizer/model/camera.h"
+
+using namespace tinyamp;
+using viz::Camera;
+using viz::Rect;
+using viz::Vec2;
+
+namespace {
+
+bool inside(const Rect& inner, const Rect& outer)
+{
+    return inner.min.x >= outer.min.x - 1e-3f && inner.min.y >= outer.min.y - 1e-3f && inner.max.x <= outer.max.x + 1e-3f &&
+           inner.max.y <= outer.max.y + 1e-3f;
+}
+
+Rect on_canvas(const Camera& camera, const Rect& layout_box) { return {camera.to_canvas(layout_box.min), camera.to_canvas(layout_box.max)}; }
+
+}  // namespace
+
+TEST_CASE("fit: a tall drawing goes beside the legend's corner, centred, with the margin, never under the corner")
+{
+    const Rect drawing{{0, 0}, {100, 1000}};
+    const Vec2 canvas{800, 600}, legend{200, 150};
+    const Camera camera = viz::fit(drawing, canvas, legend, 20);
+    // Beside it: height 600 - 40 for 1000 points; below it: 450 - 40. Beside wins.
+    CHECK(camera.zoom == doctest::Approx(0.56));
+    const Rect shown = on_canvas(camera, drawing);
+    CHECK(shown.min.y == doctest::Approx(20));
+    CHECK(shown.max.y == doctest::Approx(580));
+    CHECK(shown.min.x >= 200);  // right of the legend
+    CHECK((shown.min.x + shown.max.x) / 2 == doctest::Approx(500));  // centred in the free 600 px
+}
+
+TEST_CASE("fit: a wide drawing goes below the corner box, and a tiny one is not blown up past kMaxFitZoom")
+{
+    const Camera wide = viz::fit({{0, 0}, {1000, 100}}, {800, 600}, {200, 150}, 20);
+    CHECK(wide.zoom == doctest::Approx(0.76));  // below: (800 - 40) / 1000; beside only 0.56
+    CHECK(on_canvas(wide, {{0, 0}, {1000, 100}}).min.y >= 150);
+    const Camera tiny = viz::fit({{0, 0}, {10, 10}}, {800, 600}, {0, 0});
+    CHECK(tiny.zoom == viz::kMaxFitZoom);
+    CHECK(on_canvas(tiny, {{0, 0}, {10, 10}}).min.x == doctest::Approx(400 - 7.5));
+}
+
+TEST_CASE("zoom_about keeps the layout point under the cursor where it was, and stops at the limits")
+{
+    Camera camera;
+    camera.offset = {30, -50};
+    camera.zoom = 0.5f;
+    const Vec2 cursor{412, 233};
+    const Vec2 under = camera.to_layout(cursor);
+    const Camera zoomed = viz::zoom_about(camera, cursor, 1.15f);
+    CHECK(zoomed.zoom == doctest::Approx(0.575));
+    CHECK(zoomed.to_canvas(under).x == doctest::Approx(cursor.x));
+    CHECK(zoomed.to_canvas(under).y == doctest::Approx(cursor.y));
+    CHECK(viz::zoom_about(camera, cursor, 1000).zoom == viz::kMaxZoom);
+    CHECK(viz::zoom_about(camera, cursor, 1e-6f).zoom == viz::kMinZoom);
+}
+
+TEST_CASE("follow pans the least that brings the node into view, and leaves a visible node alone")
+{
+    Camera camera;  // zoom 1, offset 0: layout = canvas
+    const Vec2 canvas{800, 600};
+    const Rect visible{{100, 100}, {200, 150}};
+    CHECK(viz::follow(camera, visible, canvas, 40).offset.x == 0);
+    CHECK(viz::follow(camera, visible, canvas, 40).offset.y == 0);
+    const Camera moved = viz::follow(camera, {{100, 900}, {200, 950}}, canvas, 40);  // below the canvas
+    CHECK(moved.offset.x == 0);
+    CHECK(moved.offset.y == doctest::Approx(600 - 40 - 950));  // its bottom lands 40 px above the edge
+    CHECK(inside(on_canvas(moved, {{100, 900}, {200, 950}}), {{40, 40}, {760, 560}}));
+    const Camera left = viz::follow(camera, {{-300, 10}, {-250, 60}}, canvas, 40);
+    CHECK(left.offset.x == doctest::Approx(340));
+    const Camera huge = viz::follow(camera, {{0, 0}, {2000, 100}}, canvas, 40);  // wider than the canvas: centred
+    CHECK(huge.offset.x == doctest::Approx(400 - 1000));
+}
+
+TEST_CASE("the minimap keeps the drawing's aspect, and a click on it centres the view there")
+{
+    const Rect drawing{{-50, 0}, {150, 1000}};
+    const viz::Minimap map = viz::make_minimap(drawing, {160, 160});
+    CHECK(map.scale == doctest::Approx(0.16));
+    CHECK(map.size.x == doctest::Approx(32));
+    CHECK(map.size.y == doctest::Approx(160));
+    CHECK(map.to_map({-50, 0}).x == doctest::Approx(0));
+    const Vec2 picked = map.to_layout({16, 80});  // the middle of the minimap
+    CHECK(picked.x == doctest::Approx(50));
+    CHECK(picked.y == doctest::Approx(500));
+    Camera camera;
+    camera.zoom = 2;
+    const Camera centred = viz::center_on(camera, picked, {800, 600});
+    CHECK(centred.to_canvas(picked).x == doctest::Approx(400));
+    CHECK(centred.to_canvas(picked).y == doctest::Approx(300));
+    const Rect seen = viz::visible_region(centred, {800, 600});
+    CHECK(seen.width() == doctest::Approx(400));
+    CHECK(seen.height() == doctest::Approx(300));
+}
+
+TEST_CASE("drawing_bounds of a real layout holds every node box")
+{
+    const test::LinearBf16Step step;
+    const viz::Layout layout = viz::layout_graph(step.graph, step.trace.to_dot());
+    const Rect bounds = viz::drawing_bounds(layout);
+    REQUIRE_FALSE(layout.nodes.empty());
+    for (const viz::NodeBox& box : layout.nodes) CHECK(inside(viz::node_bounds(box), bounds));
+    CHECK(viz::drawing_bounds(viz::Layout{}).width() == 0);
+}
