@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/ui_targets.h"
 
 namespace tinyamp::viz {
 namespace {
@@ -297,6 +298,7 @@ bool typed(const ImGuiIO& io, char key)
 void draw_toolbar(GraphCamera& camera)
 {
     if (ImGui::SmallButton("Fit (F)")) camera.fit_pending = true;
+    note_item("Fit (F)");
     ImGui::SameLine();
     ImGui::Checkbox("Follow timeline", &camera.follow_timeline);
     ImGui::SameLine();
@@ -318,6 +320,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
 
     draw_toolbar(camera);
     const ImVec2 canvas_min = ImGui::GetCursorScreenPos();
+    camera.canvas_origin = {canvas_min.x, canvas_min.y};
     const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
     const ImVec2 canvas_max = add(canvas_min, canvas_size);
     const Vec2 canvas = {canvas_size.x, canvas_size.y};

@@ -23,6 +23,7 @@ struct GraphCamera {
     bool show_minimap = true;     ///< the minimap in the bottom-right corner, while part of the graph is out of view
     int followed_node = -1;       ///< the current node when the view last followed it
     bool minimap_dragging = false;  ///< a press that began on the minimap: it moves the view, not the graph
+    Vec2 canvas_origin;             ///< the canvas' top-left in window pixels, as last drawn (scripts click nodes with it)
     float zoom_after_fit = 1.0f;    ///< the first fit only: then zoom by this about the timeline's node (--zoom)
 };
 

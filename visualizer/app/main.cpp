@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "visualizer/app/platform.h"
+#include "visualizer/app/script_driver.h"
 #include "visualizer/app/viz_app.h"
 
 using namespace tinyamp;
@@ -50,7 +52,7 @@ int main(int argc, char** argv)
     const Clock::time_point started = Clock::now();
     CLI::App cli{"tinyamp-viz: the computation graph colored by dtype, stepped forward and backward"};
     AppOptions options;
-    std::string screenshot, size = "1280x800";
+    std::string screenshot, script, size = "1280x800";
     int frames = 0;
     bool timing = false, list = false, print_trace = false;
     cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
@@ -63,6 +65,7 @@ int main(int argc, char** argv)
     cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
     cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
+    cli.add_option("--script", script, "headless: use the GUI as a script says (clicks, wheel, keys through SDL) and check what it shows; exit 1 if a check fails");
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
     cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
     cli.add_flag("--print-trace", print_trace, "print the trace's events, one per line, and exit (no window)");
@@ -92,7 +95,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "tinyamp-viz: --size '%s' is not WIDTHxHEIGHT of at least 320x240 (e.g. 1280x800)\n", size.c_str());
         return 2;
     }
-    const bool headless = !screenshot.empty() || frames > 0;
+    const bool headless = !screenshot.empty() || frames > 0 || !script.empty();
     if (!screenshot.empty() && frames == 0) frames = 3;
     platform_options.headless = headless;
     if (headless) prefer_offscreen_driver();
@@ -106,11 +109,18 @@ int main(int argc, char** argv)
         }
         ImGui::GetIO().FontDefault = platform.ui_font();
         VizApp app(options, platform.graph_font());
+        std::optional<ScriptDriver> driver;
+        if (!script.empty()) {
+            driver = ScriptDriver::load(script);
+            frames = std::max(frames, 1);  // the first frame draws the graph: the script starts after it
+        }
 
         std::vector<double> frame_ms;
         double first_frame_ms = 0;
         Clock::time_point last = Clock::now();
-        for (int frame = 0; headless ? frame < frames : true; ++frame) {
+        constexpr int kScriptFrameLimit = 10000;  // a script that never ends is a bug in it
+        for (int frame = 0; headless ? frame < frames || (driver && !driver->done() && frame < kScriptFrameLimit) : true; ++frame) {
+            if (driver && frame > 0) driver->before_frame(platform, app);
             if (!platform.poll_events()) break;
             if (const std::string dropped = platform.take_dropped_file(); !dropped.empty()) app.open_trace(dropped);
             const Clock::time_point now = Clock::now();
@@ -123,12 +133,17 @@ int main(int argc, char** argv)
             platform.render();
             if (headless && frame + 1 == frames && !screenshot.empty()) platform.write_png(screenshot);
             platform.present();
+            if (driver && frame > 0) driver->after_frame(app);
             if (timing) {
                 platform.finish();
                 const double ms = milliseconds(Clock::now() - now);
                 if (frame == 0) first_frame_ms = milliseconds(Clock::now() - started);
                 else frame_ms.push_back(ms);
             }
+        }
+        if (driver) {
+            std::printf("tinyamp-viz: script %s: %d check(s) failed\n", script.c_str(), driver->failures());
+            if (driver->failures() > 0 || !driver->done()) return 1;
         }
         if (!screenshot.empty())
             std::printf("tinyamp-viz: wrote %s (%dx%d, %d frames, video driver %s, %zu nodes)\n", screenshot.c_str(), platform_options.width,

@@ -108,6 +108,14 @@ void Platform::begin_frame()
 {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
+    if (mouse_warped_) {
+        // ImGui 1.86's SDL backend reads the mouse only for a window with SDL's mouse or keyboard
+        // focus, which SDL's offscreen driver never grants (and SDL_WarpMouseInWindow does not set):
+        // the position a script moved SDL's mouse to is read from SDL here instead.
+        int x = 0, y = 0;
+        SDL_GetMouseState(&x, &y);
+        ImGui::GetIO().MousePos = ImVec2(float(x), float(y));
+    }
     ImGui::NewFrame();
 }
 
@@ -146,6 +154,12 @@ void Platform::write_png(const std::string& path) const
 }
 
 void Platform::present() { SDL_GL_SwapWindow(window_); }
+
+void Platform::warp_mouse(int x, int y)
+{
+    SDL_WarpMouseInWindow(window_, x, y);
+    mouse_warped_ = true;
+}
 
 void Platform::finish() const { glFinish(); }
 

@@ -37,6 +37,9 @@ public:
     ImFont* ui_font() const { return ui_font_; }
     ImFont* graph_font() const { return graph_font_; }  ///< a large font, scaled down for node labels
     std::string video_driver() const;
+    /// Puts SDL's mouse at window pixel (x, y), as a real move does (SDL's state and a motion event);
+    /// from then on each frame reads the mouse position from SDL's state (see begin_frame()).
+    void warp_mouse(int x, int y);
 
 private:
     SDL_Window* window_ = nullptr;
@@ -45,6 +48,7 @@ private:
     ImFont* graph_font_ = nullptr;
     std::string dropped_;
     bool quit_ = false;
+    bool mouse_warped_ = false;  // a script moves the mouse: begin_frame() reads SDL's mouse state
 };
 
 }  // namespace tinyamp::viz

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/ui_targets.h"
 
 namespace tinyamp::viz {
 namespace {
@@ -52,8 +53,10 @@ void draw_timeline(Document& document)
     auto moved = [&]() { document.select(-1); };  // the inspector follows the timeline again
 
     if (ImGui::Button("|<")) { stepper.to_start(); moved(); }
+    note_item("|<");
     ImGui::SameLine();
     if (ImGui::Button("< back") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)))) { stepper.step_back(); moved(); }
+    note_item("< back");
     ImGui::SameLine();
     if (ImGui::Button(stepper.playing() ? "pause" : "play ") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space)))) {
         stepper.playing() ? stepper.pause() : stepper.play();
@@ -61,10 +64,13 @@ void draw_timeline(Document& document)
     }
     ImGui::SameLine();
     if (ImGui::Button("step >") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))) { stepper.step_forward(); moved(); }
+    note_item("step >");
     ImGui::SameLine();
     if (ImGui::Button(">|")) { stepper.to_end(); moved(); }
+    note_item(">|");
     ImGui::SameLine();
     if (ImGui::Button("backward pass")) { stepper.to_backward_start(); moved(); }
+    note_item("backward pass");
     ImGui::SameLine();
     float speed = float(stepper.speed());
     ImGui::SetNextItemWidth(110);

@@ -35,6 +35,7 @@ public:
     bool open_trace(const std::string& path);
 
     const Document& document() const { return *document_; }
+    const GraphCamera& camera() const { return camera_; }  ///< where the graph view looks (scripts read it)
     const std::string& message() const { return message_; }
 
 private:
