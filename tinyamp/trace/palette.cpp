@@ -13,15 +13,20 @@ namespace {
 constexpr const char* kLightText = "#ffffff";
 constexpr const char* kDarkText = "#1a1a1a";
 
+// Chosen so that every pair stays apart (CIELAB distance at least 20) for normal vision and under
+// simulated deuteranopia and protanopia (tests/trace/palette_test.cpp), the colour blindness of
+// about one man in twelve: f16 and bf16, the pair this project is about, must never look alike.
+// f16's bluish green is Okabe and Ito's; the green it replaced looked like bf16's orange to a
+// protanope.
 const char* fill_of(DType dtype)
 {
     switch (dtype) {
     case DType::f32: return "#3c78dc";      // blue: the default, full precision
-    case DType::f16: return "#2ca02c";      // green
+    case DType::f16: return "#009e73";      // bluish green
     case DType::bf16: return "#ff7f0e";     // orange
-    case DType::f64: return "#8e44ad";      // purple
-    case DType::i64: return "#7f7f7f";      // gray: labels, indices
-    case DType::boolean: return "#bcbd22";  // olive: masks
+    case DType::f64: return "#882255";      // wine
+    case DType::i64: return "#bbbbbb";      // light gray: labels, indices
+    case DType::boolean: return "#ddcc77";  // sand: masks
     }
     return "#7f7f7f";  // unreachable: every enumerator is handled above
 }
