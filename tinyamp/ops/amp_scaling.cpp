@@ -1,6 +1,7 @@
 #include "tinyamp/ops/amp_scaling.h"
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/cuda/amp.h"
 #include "tinyamp/core/factories.h"
@@ -33,6 +34,7 @@ struct NonFiniteCheckAndUnscaleOp {
         check_scalar(name, "found_inf", found_inf, DType::f32, device);
         check_scalar(name, "inv_scale", inv_scale, DType::f32, device);
         std::vector<kernels::cuda::GradBuffer> on_gpu;  // contiguous CUDA gradients: one kernel launch each
+        std::optional<bool> multiply;  // inv_scale != 1, read once and only for a gradient on the host path (a GPU would wait)
         for (const Tensor& g : grads) {
             TINYAMP_CHECK(g.device() == device, device, name, ": a gradient is on ", g.device().str(), " but found_inf is on ",
                           device.str(), "; unscale each device's gradients with that device's found_inf");
@@ -42,7 +44,8 @@ struct NonFiniteCheckAndUnscaleOp {
                 continue;
             }
             if (has_non_finite(g)) found_inf.copy_(ones_like(found_inf));
-            if (inv_scale.item() != 1.0) g.copy_(mul(g, inv_scale));
+            if (!multiply) multiply = inv_scale.item() != 1.0;
+            if (*multiply) g.copy_(mul(g, inv_scale));
         }
         if (!on_gpu.empty())
             kernels::cuda::amp_foreach_non_finite_check_and_unscale_(on_gpu, static_cast<float*>(found_inf.data_ptr()),
