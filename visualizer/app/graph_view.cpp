@@ -246,18 +246,18 @@ std::string tensor_line(const trace::TensorInfo& t)
 }
 
 // Whether the canvas shows every node and cluster (then the minimap would add nothing).
-bool whole_drawing_shown(const Camera& view, const Layout& layout, Vec2 canvas)
+bool whole_drawing_shown(const Camera& view, const Rect& all, Vec2 canvas)
 {
-    const Rect all = drawing_bounds(layout), seen = visible_region(view, canvas);
+    const Rect seen = visible_region(view, canvas);
     return all.min.x >= seen.min.x && all.min.y >= seen.min.y && all.max.x <= seen.max.x && all.max.y <= seen.max.y;
 }
 
-// The minimap in the canvas' bottom-right corner, shown while part of the graph is out of view: every node as a speck of its dtype's color and
-// the part the canvas shows as a white frame. A click or drag on it centres the view there.
-void draw_minimap(ImDrawList* draw, const Layout& layout, const trace::TraceGraph& graph, Camera& view, ImVec2 canvas_min, ImVec2 canvas_size,
-                  bool& dragging)
+// The minimap in the canvas' bottom-right corner, shown while part of the graph is out of view:
+// every node as a speck of its dtype's color and the part the canvas shows as a white frame. A
+// click or drag on it centres the view there. `bounds` is drawing_bounds(layout).
+void draw_minimap(ImDrawList* draw, const Layout& layout, const Rect& bounds, const trace::TraceGraph& graph, Camera& view, ImVec2 canvas_min,
+                  ImVec2 canvas_size, bool& dragging)
 {
-    const Rect bounds = drawing_bounds(layout);
     const Minimap map = make_minimap(bounds, {160, std::min(160.0f, canvas_size.y / 3)});
     const ImVec2 at = {canvas_min.x + canvas_size.x - map.size.x - 12, canvas_min.y + canvas_size.y - map.size.y - 12};
     auto to_screen = [&](Vec2 p) { const Vec2 m = map.to_map(p); return ImVec2{at.x + m.x, at.y + m.y}; };
@@ -324,9 +324,10 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
     const ImVec2 canvas_max = add(canvas_min, canvas_size);
     const Vec2 canvas = {canvas_size.x, canvas_size.y};
+    const Rect bounds = drawing_bounds(layout);  // once a frame: the fit, the minimap and whether to show it use it
     if (camera.fit_pending) {  // the whole graph, none of it under the legend
         const ImVec2 legend = camera.show_legend ? legend_corner(graph) : ImVec2{0, 0};
-        camera.view = fit(drawing_bounds(layout), canvas, {legend.x, legend.y});
+        camera.view = fit(bounds, canvas, {legend.x, legend.y});
         if (camera.zoom_after_fit != 1.0f && stepper.current_node() >= 0) {  // --zoom: closer, on the timeline's node
             camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
             const Rect node = node_bounds(layout.nodes[std::size_t(stepper.current_node())]);
@@ -399,7 +400,8 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     if (document.selected() >= 0) ring(document.selected(), colors::kSelected, 8, 2.0f);
 
     if (camera.show_legend) draw_legend(draw, {canvas_min.x + 8, canvas_min.y + 8}, graph);
-    if (camera.show_minimap && !whole_drawing_shown(camera.view, layout, canvas)) draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas_size, camera.minimap_dragging);
+    if (camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas))
+        draw_minimap(draw, layout, bounds, graph, camera.view, canvas_min, canvas_size, camera.minimap_dragging);
     draw->PopClipRect();
 
     if (hovered_node >= 0) {

@@ -16,7 +16,10 @@ Rect drawing_bounds(const Layout& layout)
         r.min = {std::min(r.min.x, a.x), std::min(r.min.y, a.y)};
         r.max = {std::max(r.max.x, b.x), std::max(r.max.y, b.y)};
     };
-    for (const NodeBox& n : layout.nodes) extend(node_bounds(n).min, node_bounds(n).max);
+    for (const NodeBox& n : layout.nodes) {
+        const Rect box = node_bounds(n);
+        extend(box.min, box.max);
+    }
     for (const ClusterBox& c : layout.clusters) extend(c.min, c.max);
     if (r.min.x > r.max.x) r = {{0, 0}, {0, 0}};  // an empty graph
     return r;
