@@ -110,4 +110,34 @@ struct DeepMlpStep : RecordedTrace {
     }
 };
 
+/// A model of nested modules under bf16 autocast, run `passes` times in one region (gradient
+/// accumulation: from the second pass on, the weights' casts are cache hits), then backward:
+///   model = Sequential(0: Linear(4, 3), 1: ReLU, 2: Sequential(0: Linear(3, 2)))
+///   loss = sum of sum(model(x)) over the passes
+/// Its events ran in the modules "0", "1" and "2.0" ("2" has none of its own); the sums outside any.
+struct NestedModulesStep : RecordedTrace {
+    std::shared_ptr<nn::Sequential> model = std::make_shared<nn::Sequential>();
+    Tensor x;
+
+    explicit NestedModulesStep(int passes = 1)
+    {
+        manual_seed(3);
+        auto inner = std::make_shared<nn::Sequential>();
+        inner->emplace_back<nn::Linear>(3, 2);  // before `inner` joins the model, so its weight is labelled "2.0.weight"
+        model->emplace_back<nn::Linear>(4, 3);
+        model->emplace_back<nn::ReLU>();
+        model->push_back(inner);
+        Generator gen(8);
+        x = randn({2, 4}, f32, gen).set_name("x");
+        record_autocast_step([&] {
+            Tensor loss;
+            for (int i = 0; i < passes; ++i) {
+                const Tensor part = sum((*model)(x));
+                loss = loss.defined() ? add(loss, part) : part;
+            }
+            return loss;
+        });
+    }
+};
+
 }  // namespace tinyamp::test

@@ -12,6 +12,9 @@
 
 #include <tinyamp/tinyamp.h>
 #include <tinyamp/trace/trace.h>
+#include <tinyamp/trace/trace_graph.h>
+
+#include "tests/support/recorded_traces.h"
 
 using namespace tinyamp;
 using trace::Event;
@@ -78,14 +81,17 @@ Trace autocast_trace()
     return t;
 }
 
-// The line that declares node `name` ("    e3 [shape=box, ...];"), or "" if there is none.
+// The line that declares node `name` ("e3 [shape=box, ...];", indented by its cluster's depth),
+// without its indent, or "" if there is none.
 std::string node_line(const std::string& dot, const std::string& name)
 {
     std::istringstream lines(dot);
     std::string line;
-    const std::string start = std::string("    ") + name + " [";
-    while (std::getline(lines, line))
+    const std::string start = name + " [";
+    while (std::getline(lines, line)) {
+        line.erase(0, line.find_first_not_of(' '));
         if (line.rfind(start, 0) == 0) return line;
+    }
     return {};
 }
 
@@ -360,5 +366,41 @@ TEST_CASE("the DOT of an MLP step under bf16 autocast shows the casts and the dt
     CHECK_FALSE(node_line(dot, "legend_f32").empty());
     CHECK_FALSE(node_line(dot, "legend_cast").empty());
     CHECK_FALSE(cluster(dot, "backward").empty());
+    check_dot_accepts(dot);
+}
+
+TEST_CASE("DOT grouped by module: clusters nested as the modules are, labelled with path and type")
+{
+    const test::NestedModulesStep step;
+    const std::string dot = trace::to_dot(step.trace, {.module_clusters = true});
+    // Forward and backward clusters of module 0 (index 0), and 2.0 (index 3) inside 2 (index 2).
+    CHECK(dot.find("subgraph cluster_m0f {") != std::string::npos);
+    CHECK(dot.find("subgraph cluster_m0b {") != std::string::npos);
+    CHECK(dot.find("label=\"0 \u00b7 Linear\";") != std::string::npos);
+    const std::size_t outer = dot.find("subgraph cluster_m2f {"), inner = dot.find("subgraph cluster_m3f {");
+    REQUIRE(outer != std::string::npos);
+    REQUIRE(inner != std::string::npos);
+    CHECK(outer < inner);
+    CHECK(dot.find("label=\"2.0 \u00b7 Linear\";") != std::string::npos);
+    CHECK(dot.find("newrank") == std::string::npos);  // nothing collapsed: no rank constraints
+    // The same nodes and edges as without clusters: only the grouping differs.
+    const trace::TraceGraph plain = trace::build_graph(step.trace);
+    for (const trace::GraphNode& node : plain.nodes) CHECK_MESSAGE(!node_line(dot, node.name).empty(), node.name);
+    CHECK(Trace().to_dot() == trace::to_dot(Trace(), {.module_clusters = true}));
+    check_dot_accepts(dot);
+}
+
+TEST_CASE("DOT with collapsed modules: one box3d node per module and phase, forward and backward on one rank")
+{
+    const test::NestedModulesStep step;
+    const std::string dot = trace::to_dot(step.trace, {.collapsed = {"0", "1", "2"}, .module_clusters = true});
+    const std::string box = node_line(dot, "m0f");
+    CHECK(box.find("shape=box3d") != std::string::npos);
+    CHECK(box.find("fillcolor=\"" + std::string(trace::dtype_color(bf16).fill) + "\"") != std::string::npos);
+    CHECK(box.find("label=\"0 \u00b7 Linear\\nbf16 [2, 3]\\n4 events, 3 casts\"") != std::string::npos);
+    CHECK(dot.find("newrank=true") != std::string::npos);
+    for (const char* pair : {"{rank=same; m0f; m0b;}", "{rank=same; m1f; m1b;}", "{rank=same; m2f; m2b;}"}) CHECK(dot.find(pair) != std::string::npos);
+    CHECK(dot.find("cluster_m3f") == std::string::npos);  // 2.0 is inside 2's box
+    CHECK(dot.find("legend_module") != std::string::npos);
     check_dot_accepts(dot);
 }

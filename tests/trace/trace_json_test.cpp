@@ -67,6 +67,8 @@ Trace sample_trace()
     mm.outputs = {with_stats(info(10, bf16, {2, 3}))};
     mm.device_type = "cpu";
     mm.policy = "lower_precision_fp";
+    mm.module = "4.attn";
+    mm.module_types = "Block.Attention";
     t.add(mm);
 
     Event bw;
@@ -112,6 +114,8 @@ void check_same_event(const Event& a, const Event& b)
     CHECK(a.policy == b.policy);
     CHECK(a.why == b.why);
     CHECK(a.cache == b.cache);
+    CHECK(a.module == b.module);
+    CHECK(a.module_types == b.module_types);
     REQUIRE(a.inputs.size() == b.inputs.size());
     for (std::size_t i = 0; i < a.inputs.size(); ++i) check_same_tensor(a.inputs[i], b.inputs[i]);
     REQUIRE(a.outputs.size() == b.outputs.size());
@@ -147,10 +151,13 @@ void check_rejected(const std::string& text, std::initializer_list<const char*> 
 
 }  // namespace
 
-TEST_CASE("to_json writes version 2 with every field, dtypes as names and shapes as arrays")
+TEST_CASE("to_json writes version 3 with every field, dtypes as names and shapes as arrays")
 {
     const std::string text = sample_trace().to_json();
-    CHECK(text.find("\"version\": 2") != std::string::npos);
+    CHECK(text.find("\"version\": 3") != std::string::npos);
+    CHECK(text.find("\"module\": \"4.attn\"") != std::string::npos);
+    CHECK(text.find("\"module_types\": \"Block.Attention\"") != std::string::npos);
+    CHECK(text.find("\"module\": \"\"") != std::string::npos);  // the events outside every module
     CHECK(text.find("\"log2_abs\": {") != std::string::npos);
     CHECK(text.find("\"lowest_exponent\": -3") != std::string::npos);
     CHECK(text.find("\"dtype\": \"bf16\"") != std::string::npos);
@@ -208,13 +215,14 @@ TEST_CASE("from_json rejects text that is not JSON, or not a trace")
     check_rejected("", {"not valid JSON"});
     check_rejected("[1, 2]", {"expected an object, found array"});
     check_rejected("{\"events\": []}", {"version: missing"});
-    check_rejected("{\"version\": 3, \"events\": []}", {"version", "knows versions 1 to 2", "says 3"});
+    check_rejected("{\"version\": 4, \"events\": []}", {"version", "knows versions 1 to 3", "says 4"});
     check_rejected("{\"version\": 0, \"events\": []}", {"version", "says 0"});
     check_rejected("{\"version\": \"2\", \"events\": []}", {"version", "says \"2\""});
     check_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
     check_rejected("{\"version\": 1, \"events\": [], \"extra\": 0}", {"extra: unknown field"});
     CHECK(Trace::from_json("{\"version\": 1, \"events\": []}").events().empty());
     CHECK(Trace::from_json("{\"version\": 2, \"events\": []}").events().empty());
+    CHECK(Trace::from_json("{\"version\": 3, \"events\": []}").events().empty());
 }
 
 TEST_CASE("from_json names the event and field that is wrong")
@@ -250,6 +258,16 @@ TEST_CASE("from_json checks stats: present exactly when has_stats, shares within
 namespace {
 
 // `text` with every "log2_abs" field (and the comma before it) taken out.
+// The JSON without the version 3 fields "module" and "module_types", as version 2 wrote it.
+std::string without_modules(std::string text)
+{
+    for (std::size_t at = text.find("\"module\""); at != std::string::npos; at = text.find("\"module\"")) {
+        const std::size_t comma = text.rfind(',', at), end = text.find('\n', text.find("\"module_types\"", at));
+        text.erase(comma, end - comma);
+    }
+    return text;
+}
+
 std::string without_histograms(std::string text)
 {
     for (std::size_t at = text.find("\"log2_abs\""); at != std::string::npos; at = text.find("\"log2_abs\"")) {
@@ -284,14 +302,14 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
     CHECK(out.stats.max_abs == 2.0);
     CHECK(out.stats.log2_abs.counts.empty());
     CHECK(out.stats.log2_abs.lowest_exponent == 0);
-    // Written again, it is version 2 with an empty histogram, which reads back the same.
+    // Written again, it is version 3 with an empty histogram, which reads back the same.
     const std::string again = t.to_json();
-    CHECK(again.find("\"version\": 2") != std::string::npos);
+    CHECK(again.find("\"version\": 3") != std::string::npos);
     CHECK(again.find("\"counts\": []") != std::string::npos);
     CHECK(Trace::from_json(again).to_json() == again);
     // The sample trace as version 1 wrote it: the same events, no histograms.
-    std::string sample_v1 = without_histograms(sample_trace().to_json());
-    sample_v1.replace(sample_v1.find("\"version\": 2"), 12, "\"version\": 1");
+    std::string sample_v1 = without_histograms(without_modules(sample_trace().to_json()));
+    sample_v1.replace(sample_v1.find("\"version\": 3"), 12, "\"version\": 1");
     const Trace back = Trace::from_json(sample_v1);
     REQUIRE(back.events().size() == 3);
     CHECK(back.events()[1].outputs.at(0).stats.f16_overflow == 0.2);
@@ -299,6 +317,23 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
     // A version 1 file has no histogram to give: one there is an unknown field, as any other.
     check_rejected(version_1_trace(R"(, "log2_abs": {"lowest_exponent": 0, "counts": []})"),
                    {"events[0].outputs[0].stats.log2_abs: unknown field"});
+}
+
+TEST_CASE("from_json reads version 2 files, which have no module fields (they read as \"\"); a version 2 file with them is refused")
+{
+    std::string v2 = without_modules(sample_trace().to_json());
+    v2.replace(v2.find("\"version\": 3"), 12, "\"version\": 2");
+    const Trace back = Trace::from_json(v2);
+    REQUIRE(back.events().size() == 3);
+    CHECK(back.events()[1].op == "matmul");
+    CHECK(back.events()[1].module.empty());
+    CHECK(back.events()[1].module_types.empty());
+    // A version 3 file must have them; a version 2 file must not.
+    check_rejected(without_modules(sample_trace().to_json()), {"events[0].module: missing"});
+    std::string v2_with_module = sample_trace().to_json();
+    v2_with_module.replace(v2_with_module.find("\"version\": 3"), 12, "\"version\": 2");
+    check_rejected(v2_with_module, {"events[0].module: unknown field"});
+    check_rejected(broken("\"module\": \"4.attn\"", "\"module\": 4"), {"events[1].module", "expected a string"});
 }
 
 TEST_CASE("from_json checks the version 2 histogram: present, integer counts >= 0, no empty ends, exponents of doubles")

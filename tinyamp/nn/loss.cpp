@@ -1,6 +1,15 @@
 #include "tinyamp/nn/loss.h"
 
+#include "tinyamp/trace/recorder.h"
+
 namespace tinyamp::nn {
+
+Tensor Loss::operator()(const Tensor& input, const Tensor& target)
+{
+    if (!trace::current()) return forward(input, target);
+    const trace::ModuleScope scope(name(), type_name());
+    return forward(input, target);
+}
 
 Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target)
 {

@@ -30,8 +30,9 @@ public:
     using Module::operator();
     /// The loss of `input` against `target`, reduced as `reduction` says.
     virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
-    /// Calls forward(input, target): `criterion(logits, labels)`, as in PyTorch.
-    Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+    /// Calls forward(input, target): `criterion(logits, labels)`, as in PyTorch (and, like
+    /// Module's operator(), marks the ops with this module's path while a trace records).
+    Tensor operator()(const Tensor& input, const Tensor& target);
 
     const Reduction reduction;  ///< none, mean or sum of the per-element losses (PyTorch's reduction=)
 

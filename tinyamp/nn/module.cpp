@@ -8,6 +8,7 @@
 
 #include "tinyamp/core/grad_mode.h"
 #include "tinyamp/core/layout.h"
+#include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::nn {
 
@@ -15,6 +16,14 @@ Tensor Module::forward(const Tensor&)
 {
     TINYAMP_FAIL(state, type_name(), " does not take a single input: call it with the arguments it documents "
                                      "(a loss takes (input, target))");
+}
+
+Tensor Module::operator()(const Tensor& input)
+{
+    // Only while a trace records: type_name() builds a string, which plain training need not pay for.
+    if (!trace::current()) return forward(input);
+    const trace::ModuleScope scope(name_, type_name());
+    return forward(input);
 }
 
 // ---------------------------------------------------------------- registration
@@ -57,6 +66,7 @@ void Module::add_child(const std::string& name, const std::shared_ptr<Module>& m
     check_new_name(name);
     TINYAMP_CHECK(module != nullptr, value, type_name(), ": child module '", name, "' is null; make it with std::make_shared");
     children_.emplace_back(name, module);
+    module->name_ = name;
     // Label the child's tensors with their full path, so traces and pictures say "0.weight".
     for (auto& [child_name, t] : module->state_dict()) t.set_name(name + "." + child_name);
 }

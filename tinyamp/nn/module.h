@@ -48,8 +48,15 @@ public:
     /// (the losses take input and target) define their own operator(); calling this one on them
     /// is an error: the base version throws Error(state).
     virtual Tensor forward(const Tensor& input);
-    /// Calls forward(input): `(*model)(x)` is PyTorch's `model(x)` (there are no hooks).
-    Tensor operator()(const Tensor& input) { return forward(input); }
+    /// Calls forward(input): `(*model)(x)` is PyTorch's `model(x)` (there are no hooks). While a
+    /// trace records, the ops it runs are marked with this module's path (trace::ModuleScope), so
+    /// pictures can group them by layer; a parent calls its children this way, not by forward().
+    Tensor operator()(const Tensor& input);
+
+    /// The name this module has in its parent ("0", "attn"), as in the parent's named_children();
+    /// "" for a module no parent registered (the model itself). A module registered under two
+    /// parents keeps the last name it was given.
+    const std::string& name() const { return name_; }
 
     /// The class name as PyTorch prints it: "Linear", "Sequential".
     virtual std::string type_name() const = 0;
@@ -132,6 +139,7 @@ private:
     NamedTensors buffers_;
     std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
     bool training_ = true;
+    std::string name_;  // in the parent; see name()
 };
 
 }  // namespace tinyamp::nn

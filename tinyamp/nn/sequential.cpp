@@ -15,7 +15,7 @@ void Sequential::push_back(std::shared_ptr<Module> module)
 Tensor Sequential::forward(const Tensor& input)
 {
     Tensor x = input;
-    for (const auto& entry : named_children()) x = entry.second->forward(x);
+    for (const auto& entry : named_children()) x = (*entry.second)(x);  // operator(): traces see each child's name
     return x;
 }
 

@@ -53,6 +53,13 @@ struct Event {
                                        ///< "promote", "banned", "not listed", or "" when autocast was off (and for backward events)
     std::string why;                   ///< one line a student can read
     CacheEvent cache = CacheEvent::none;  ///< what the cast cache did (cast events only)
+    /// The nn::Module the op ran in, as a dotted path of names from the outermost module called
+    /// ("0", "2", "4.attn"), "" outside every named module. A backward event takes the module of
+    /// the forward op that made its node (AccumulateGrad: the module whose node sent it the gradient).
+    std::string module;
+    /// The type_name() of each module along `module`, joined by dots as the names are
+    /// ("Block.Attention" for "4.attn"; "Linear" for "0"), "" when `module` is "".
+    std::string module_types;
 };
 
 /// One line per event for lessons and logs, e.g.

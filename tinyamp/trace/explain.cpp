@@ -25,6 +25,15 @@ CacheEvent cache_event(amp::CacheOutcome outcome)
     return CacheEvent::none;
 }
 
+// The module an event ran in, and (when `made` has a graph node) the same module noted for that
+// node's backward event.
+void set_module(Event& e, const Tensor& made)
+{
+    e.module = current_module_path();
+    e.module_types = current_module_types();
+    if (made.defined() && made.grad_fn()) current()->remember_module(made.grad_fn().get(), e.module, e.module_types);
+}
+
 }  // namespace
 
 bool debug_enabled()
@@ -102,6 +111,7 @@ void record_cast(const char* op, const amp::Decision& d, const Tensor& source, c
     e.policy = d.rule;
     e.why = why;
     e.cache = cache_event(cast.cache);
+    set_module(e, cast.tensor);
     current()->add(std::move(e));
 }
 
@@ -116,6 +126,7 @@ void record_forward(const char* op, const std::vector<Tensor>& inputs, const Ten
     e.device_type = device_type_name(output.device().type());
     e.policy = decision.rule;
     e.why = explain_decision(op, decision);
+    set_module(e, output);
     current()->add(std::move(e));
 }
 
@@ -158,6 +169,18 @@ void BackwardTracer::ran(Node& node, const Tensor& grad_output, const std::vecto
         }
     }
     e.why = why.str();
+    // The module of the forward op that made this node; a node made outside the recording (an
+    // AccumulateGrad) takes the module of the first node that sent it a gradient.
+    const auto* module = trace_.module_of(&node);
+    if (!module)
+        if (auto hint = sender_module_.find(&node); hint != sender_module_.end()) module = &hint->second;
+    if (module) {
+        e.module = module->first;
+        e.module_types = module->second;
+        for (const Edge& next : node.next_edges)
+            if (next.valid()) sender_module_.try_emplace(next.node.get(), e.module, e.module_types);
+    }
+    sender_module_.erase(&node);
     trace_.add(std::move(e));
 }
 

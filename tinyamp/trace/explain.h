@@ -59,6 +59,7 @@ public:
 private:
     Trace& trace_;
     std::unordered_map<const Node*, std::vector<TensorInfo>> received_;
+    std::unordered_map<const Node*, std::pair<std::string, std::string>> sender_module_;  // see ran()
 };
 
 }  // namespace tinyamp::trace

@@ -9,6 +9,8 @@
 
 #include <iosfwd>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tinyamp/trace/event.h"
@@ -20,12 +22,17 @@ class Trace {
 public:
     const std::vector<Event>& events() const { return events_; }  ///< every event, oldest first
     void add(Event event);             ///< assigns seq: one more than the last event's
-    void clear() { events_.clear(); }  ///< removes every event
-    /// JSON: {"version": 2, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
+    void clear();                      ///< removes every event
+    /// Remembers the module (path, type) whose forward op made autograd node `node`, so that the
+    /// node's backward event names the same module. Kept while recording, never saved.
+    void remember_module(const void* node, const std::string& path, const std::string& type);
+    /// What remember_module noted for `node`, or nullptr.
+    const std::pair<std::string, std::string>* module_of(const void* node) const;
+    /// JSON: {"version": 3, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
     /// the histogram as {"lowest_exponent": e, "counts": [...]}); trace_json.cpp describes the format.
     std::string to_json() const;
-    /// Reads versions 2 and 1 (which has no histograms: they read as empty). Throws Error(io)
-    /// naming what is wrong and where.
+    /// Reads versions 3, 2 (no module fields: they read as "") and 1 (no histograms either:
+    /// they read as empty). Throws Error(io) naming what is wrong and where.
     static Trace from_json(const std::string& text);
     /// Graphviz DOT: op nodes filled by their output dtype (dtype_color), cast nodes distinct,
     /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,
@@ -36,10 +43,30 @@ public:
 
 private:
     std::vector<Event> events_;
+    std::unordered_map<const void*, std::pair<std::string, std::string>> node_modules_;
 };
 
 /// Every event, one line each (see operator<< for Event).
 std::ostream& operator<<(std::ostream& out, const Trace& trace);
+
+/// While alive, ops run "in" the module `name` (of type `type_name`): the events recorded get
+/// the dotted path of every ModuleScope around them, outermost first ("4.attn"). A scope with an
+/// empty name (the module called first, which has no parent to name it) adds nothing to the path.
+/// nn::Module's operator() opens one while a trace records; nothing else needs to.
+class ModuleScope {
+public:
+    ModuleScope(const std::string& name, const std::string& type_name);
+    ~ModuleScope();
+    ModuleScope(const ModuleScope&) = delete;
+    ModuleScope& operator=(const ModuleScope&) = delete;
+
+private:
+    bool pushed_ = false;
+};
+/// The dotted path of the ModuleScopes open on this thread ("" when none is), and their type
+/// names joined the same way ("Block.Attention").
+std::string current_module_path();
+std::string current_module_types();
 
 /// Records every event on this thread into `trace` while alive (recorders nest: the innermost wins).
 class TraceRecorder {

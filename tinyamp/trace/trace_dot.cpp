@@ -8,10 +8,15 @@
 //     seed) as ellipses in their dtype's color;
 //   * edges from the event that made a tensor to each event that used it, labelled with the
 //     tensor's dtype and shape and colored like it;
-//   * forward and backward events in two clusters, and a legend of the dtypes that appear.
+//   * forward and backward events in two clusters, and a legend of the dtypes that appear;
+//   * with GraphOptions (to_dot(trace, options)): each collapsed module as one "box3d" node per
+//     phase, filled like its last output, its forward and backward nodes on one rank; with
+//     module_clusters, the nodes of each expanded module in a cluster named cluster_m<k>f (or b),
+//     labelled "4.attn · Attention", nested as the modules are.
 // Node names: e<seq> for events, t<id> for outside tensors, legend_<dtype> for legend swatches;
 // edges carry id="edge<k>", k their index in TraceGraph::edges. The nodes, edges and labels come
 // from build_graph (trace_graph.h), which the visualizer draws too; this file adds the styles.
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -78,8 +83,12 @@ std::string node_line(const std::string& name, const NodeStyle& s, const std::ve
 // cache served them), outside tensors ellipses (dashed when made before the recording started).
 NodeStyle graph_node_style(const GraphNode& node)
 {
-    const std::string shape = node.kind == NodeKind::op ? "box" : node.kind == NodeKind::cast ? "cds" : "ellipse";
+    const std::string shape = node.kind == NodeKind::op       ? "box"
+                              : node.kind == NodeKind::cast   ? "cds"
+                              : node.kind == NodeKind::module ? "box3d"
+                                                              : "ellipse";
     NodeStyle style = node.has_dtype ? dtype_style(shape, node.dtype) : NodeStyle{shape};
+    if (node.kind == NodeKind::module) return style;
     if (node.kind == NodeKind::tensor) {
         if (!node.tensor.is_leaf) style.style = "filled,dashed";
         return style;
@@ -126,6 +135,12 @@ std::vector<std::string> legend_lines(const TraceGraph& graph)
         names.push_back("legend_cache_hit");
         lines.push_back(node_line(names.back(), dashed, {"cast cache hit"}, ""));
     }
+    for (const GraphNode& node : graph.nodes) {
+        if (node.kind != NodeKind::module) continue;
+        names.push_back("legend_module");
+        lines.push_back(node_line(names.back(), NodeStyle{"box3d"}, {"module (collapsed)"}, ""));
+        break;
+    }
     if (names.empty()) return {};
     // One row, in this order: same rank (set in a plain subgraph, as clusters ignore it), chained
     // left to right by invisible edges.
@@ -136,23 +151,96 @@ std::vector<std::string> legend_lines(const TraceGraph& graph)
     return lines;
 }
 
+// The cluster a node is drawn in, as a module path ("" for the phase's own cluster): its module
+// when module clusters are on (a collapsed module's node sits in its parent's).
+std::string cluster_path(const GraphNode& node, bool module_clusters)
+{
+    if (!module_clusters) return "";
+    if (node.kind != NodeKind::module) return node.module;
+    const std::size_t dot = node.module.rfind('.');
+    return dot == std::string::npos ? "" : node.module.substr(0, dot);
+}
+
+// One phase's nodes, nested in module clusters: `lines` maps a cluster path to its node lines;
+// every path above one that has lines gets a cluster too.
+class PhaseClusters {
+public:
+    PhaseClusters(const TraceGraph& graph, Phase phase) : graph_(graph), suffix_(phase == Phase::forward ? "f" : "b") {}
+    void add(const std::string& path, std::string line)
+    {
+        lines_[path].push_back(std::move(line));
+        for (std::string above = path; !above.empty();) {  // make sure every enclosing cluster exists
+            const std::size_t dot = above.rfind('.');
+            above = dot == std::string::npos ? "" : above.substr(0, dot);
+            lines_[above];
+        }
+    }
+    bool empty() const { return lines_.empty(); }
+    // The node lines of cluster `path`, then its child clusters, indented by depth.
+    std::vector<std::string> lines(const std::string& path = "") const
+    {
+        std::vector<std::string> out;
+        const auto own = lines_.find(path);
+        if (own != lines_.end()) out = own->second;
+        for (const auto& [child, unused] : lines_) {
+            if (child.empty() || child == path || parent(child) != path) continue;
+            const int k = graph_.module_index(child);
+            const std::string type = k >= 0 ? graph_.module_types[std::size_t(k)] : "";
+            out.push_back("    subgraph cluster_m" + std::to_string(k) + suffix_ + " {");
+            out.push_back("    label=" + quoted(type.empty() ? child : child + " \u00b7 " + type) + ";");
+            for (const std::string& line : lines(child)) out.push_back("  " + line);
+            out.push_back("    }");
+        }
+        return out;
+    }
+
+private:
+    static std::string parent(const std::string& path)
+    {
+        const std::size_t dot = path.rfind('.');
+        return dot == std::string::npos ? "" : path.substr(0, dot);
+    }
+    const TraceGraph& graph_;
+    std::string suffix_;
+    std::map<std::string, std::vector<std::string>> lines_;  // by path, so a parent comes before its children
+};
+
+// Forward and backward nodes of a module collapsed in both phases, side by side: one rank each.
+std::vector<std::string> side_by_side(const TraceGraph& graph)
+{
+    std::vector<std::string> lines;
+    for (const GraphNode& node : graph.nodes) {
+        if (node.kind != NodeKind::module || node.phase != Phase::forward) continue;
+        const std::string backward = node.name.substr(0, node.name.size() - 1) + "b";
+        if (graph.find(backward) >= 0) lines.push_back("  {rank=same; " + node.name + "; " + backward + ";}");
+    }
+    return lines;
+}
+
 }  // namespace
 
-std::string Trace::to_dot() const
+std::string Trace::to_dot() const { return trace::to_dot(*this, {}); }
+
+std::string to_dot(const Trace& trace, const GraphOptions& options)
 {
-    const TraceGraph graph = build_graph(*this);
-    std::vector<std::string> forward, backward;
+    const TraceGraph graph = build_graph(trace, options);
+    PhaseClusters forward(graph, Phase::forward), backward(graph, Phase::backward);
     for (const GraphNode& node : graph.nodes)
-        (node.phase == Phase::forward ? forward : backward).push_back(node_line(node.name, graph_node_style(node), node.label, node.tooltip));
+        (node.phase == Phase::forward ? forward : backward)
+            .add(cluster_path(node, options.module_clusters), node_line(node.name, graph_node_style(node), node.label, node.tooltip));
+    const std::vector<std::string> ranks = side_by_side(graph);
 
     std::ostringstream out;
     out << "digraph tinyamp_trace {\n"
-        << "  graph [rankdir=TB, fontname=\"Helvetica\", label=" << quoted(std::to_string(events_.size()).append(" events")) << "];\n"
+        << "  graph [rankdir=TB, fontname=\"Helvetica\", label=" << quoted(std::to_string(trace.events().size()).append(" events"))
+        // newrank: rank=same may then join nodes of two clusters (forward and backward)
+        << (ranks.empty() ? "" : ", newrank=true") << "];\n"
         << "  node [fontname=\"Helvetica\", fontsize=11];\n"
         << "  edge [fontname=\"Helvetica\", fontsize=9];\n";
-    write_cluster(out, "forward", "forward", forward);
-    write_cluster(out, "backward", "backward", backward);
+    write_cluster(out, "forward", "forward", forward.lines());
+    write_cluster(out, "backward", "backward", backward.lines());
     write_cluster(out, "legend", "dtypes", legend_lines(graph));
+    for (const std::string& line : ranks) out << line << '\n';
     for (std::size_t k = 0; k < graph.edges.size(); ++k) out << edge_line(graph, k) << '\n';
     out << "}\n";
     return out.str();

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "tinyamp/trace/trace_modules.h"
+
 namespace tinyamp::trace {
 namespace {
 
@@ -55,6 +57,7 @@ GraphNode event_node(const Event& e, int event_index)
     node.label = event_label(e);
     node.tooltip = e.why;
     node.cache = e.cache;
+    node.module = e.module;
     return node;
 }
 
@@ -83,6 +86,7 @@ const char* node_kind_name(NodeKind kind)
     case NodeKind::op: return "op";
     case NodeKind::cast: return "cast";
     case NodeKind::tensor: return "tensor";
+    case NodeKind::module: return "module";
     }
     return "op";  // unreachable: every enumerator is handled above
 }
@@ -96,6 +100,24 @@ int TraceGraph::node_of_event(std::size_t event_index) const
     return -1;
 }
 
+int TraceGraph::module_index(std::string_view path) const
+{
+    for (std::size_t i = 0; i < modules.size(); ++i)
+        if (modules[i] == path) return int(i);
+    return -1;
+}
+
+std::vector<std::string> split_path(std::string_view path)
+{
+    std::vector<std::string> parts;
+    while (!path.empty()) {
+        const std::size_t dot = path.find('.');
+        parts.emplace_back(path.substr(0, dot));
+        path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+    }
+    return parts;
+}
+
 int TraceGraph::find(std::string_view name) const
 {
     for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -103,7 +125,7 @@ int TraceGraph::find(std::string_view name) const
     return -1;
 }
 
-TraceGraph build_graph(const Trace& trace)
+TraceGraph build_graph(const Trace& trace, const GraphOptions& options)
 {
     TraceGraph graph;
     std::map<std::uint64_t, int> producer;  // tensor id -> the node that made it last
@@ -120,7 +142,10 @@ TraceGraph build_graph(const Trace& trace)
                 continue;
             }
             auto [own, added] = outside.try_emplace(in.id, int(graph.nodes.size()));
-            if (added) graph.nodes.push_back(outside_tensor_node(in, e.phase));
+            if (added) {
+                graph.nodes.push_back(outside_tensor_node(in, e.phase));
+                if (graph.nodes.back().is_parameter) graph.nodes.back().module = e.module;  // a weight belongs to its layer
+            }
             sources.push_back(own->second);
         }
         const int node = int(graph.nodes.size());
@@ -138,6 +163,10 @@ TraceGraph build_graph(const Trace& trace)
     }
     for (const DType d : kAllDTypes)  // in the table's order, so every legend lists them alike
         if (seen.count(d)) graph.dtypes.push_back(d);
+    list_modules(graph, trace);
+    for (GraphNode& node : graph.nodes)
+        if (const int k = graph.module_index(node.module); k >= 0) node.module_type = graph.module_types[std::size_t(k)];
+    if (!options.collapsed.empty()) collapse_modules(graph, trace, options.collapsed);
     return graph;
 }
 

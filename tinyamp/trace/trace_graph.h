@@ -7,8 +7,12 @@
 ///   * one node per tensor that no event of the trace made (a parameter, an input, the backward
 ///     seed), named `t<id>`, placed right before its first consumer;
 ///   * one edge per (producer, consumer, input slot): from the event that made a tensor last, or
-///     from the tensor's own node, to each event that used it.
+///     from the tensor's own node, to each event that used it;
+///   * with GraphOptions::collapsed, one node per collapsed module and phase, named `m<k>f` /
+///     `m<k>b` (k: the module's index in TraceGraph::modules), in place of everything that ran
+///     in it (trace_modules.cpp).
 #include <cstddef>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +22,10 @@
 namespace tinyamp::trace {
 
 /// What a graph node stands for: `op` (an op event, forward or backward), `cast` (a cast
-/// autocast inserted) or `tensor` (a tensor from outside the trace).
-enum class NodeKind { op, cast, tensor };
-const char* node_kind_name(NodeKind kind);  ///< "op" / "cast" / "tensor"
+/// autocast inserted), `tensor` (a tensor from outside the trace) or `module` (a collapsed
+/// module: every node that ran in it, in one phase).
+enum class NodeKind { op, cast, tensor, module };
+const char* node_kind_name(NodeKind kind);  ///< "op" / "cast" / "tensor" / "module"
 
 /// One node of a TraceGraph, with what the DOT export and the visualizer draw in it.
 struct GraphNode {
@@ -35,6 +40,13 @@ struct GraphNode {
     std::string tooltip;              ///< the event's `why` ("" for tensor nodes)
     CacheEvent cache = CacheEvent::none;  ///< the cast cache's part in a cast event (none otherwise)
     bool is_parameter = false;        ///< a tensor node for a leaf that requires grad (a weight)
+    /// The module it ran in (Event::module); a parameter takes its first consumer's, other
+    /// outside tensors none (""); a module node: the module it stands for.
+    std::string module;
+    std::string module_type;   ///< that module's own type name ("Linear"), "" when unknown or none
+    std::vector<int> events;   ///< module nodes: the events they stand for (indices into Trace::events())
+    int casts = 0;             ///< module nodes: how many of those events are autocast's casts
+    int cache_hits = 0;        ///< module nodes: how many of those casts the cast cache served
 };
 
 /// One edge of a TraceGraph: a tensor going from its producer (or its own node) into one
@@ -47,6 +59,16 @@ struct GraphEdge {
     std::string label;  ///< drawn on the edge: the tensor's dtype and shape, e.g. "bf16 [2, 3]"
 };
 
+/// How build_graph() and to_dot() group a trace's nodes by the nn::Module they ran in.
+struct GraphOptions {
+    /// Modules drawn as one node per phase (paths as in Event::module); what ran in a module
+    /// inside a collapsed one is part of the outer one's node. Paths the trace lacks are ignored.
+    std::set<std::string> collapsed;
+    /// to_dot() only: draw the nodes of each module that is not collapsed inside a cluster
+    /// labelled with its path and type, nested as the modules are.
+    bool module_clusters = false;
+};
+
 /// A trace's nodes and edges, built by build_graph().
 struct TraceGraph {
     std::vector<GraphNode> nodes;  ///< events in trace order, each outside tensor just before its first consumer
@@ -54,16 +76,30 @@ struct TraceGraph {
     std::vector<DType> dtypes;     ///< the dtypes of the events' inputs and outputs, in kAllDTypes order (the legend)
     bool has_casts = false;        ///< some event is an autocast cast (the legend shows the cast key)
     bool has_cache_hits = false;   ///< some cast was a cache hit (the legend shows the hit key)
-    std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i]
+    std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i] (a module node when it is collapsed)
+    /// Every module path the events ran in, with the paths above them ("4" before "4.attn"), in
+    /// the order they first appear; module_types[k] is modules[k]'s type name ("" if unknown).
+    std::vector<std::string> modules;
+    std::vector<std::string> module_types;
 
     /// The node of Trace::events()[event_index], or -1.
     int node_of_event(std::size_t event_index) const;
     /// The node named `name` ("e12", "t7"), or -1.
     int find(std::string_view name) const;
+    /// The index of `path` in `modules`, or -1.
+    int module_index(std::string_view path) const;
 };
 
 /// The graph of `trace`: a node per event, a node per outside tensor and an edge per input slot,
-/// as listed at the top of this file.
-TraceGraph build_graph(const Trace& trace);
+/// as listed at the top of this file, with the modules `options` collapses as one node each.
+TraceGraph build_graph(const Trace& trace, const GraphOptions& options = {});
+
+/// Graphviz DOT of build_graph(trace, options), styled as Trace::to_dot() describes (which is
+/// to_dot(trace, {})); collapsed modules are "box3d" nodes, and a module collapsed in both
+/// phases has its forward and backward nodes on the same rank (side by side).
+std::string to_dot(const Trace& trace, const GraphOptions& options);
+
+/// "a.b.c" → {"a", "b", "c"}; "" → {}.
+std::vector<std::string> split_path(std::string_view path);
 
 }  // namespace tinyamp::trace

@@ -1,14 +1,17 @@
-// A trace as JSON, and back. The format (version 2):
-//   {"version": 2, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
+// A trace as JSON, and back. The format (version 3):
+//   {"version": 3, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
 //     "inputs": [{"id": 7, "dtype": "f32", "shape": [4, 3], "name": "w1", "is_leaf": true,
 //                 "requires_grad": true, "has_stats": false}],
 //     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...,
 //                  "log2_abs": {"lowest_exponent": -3, "counts": [2, 0, 5]}}}],
-//     "device_type": "cpu", "policy": "lower_precision_fp", "why": "...", "cache": "stored"}]}
+//     "device_type": "cpu", "policy": "lower_precision_fp", "why": "...", "cache": "stored",
+//     "module": "4.attn", "module_types": "Block.Attention"}]}
 // "log2_abs" is the histogram of floor(log2|x|) over the finite non-zero values: counts[i] values
 // in [2^(e+i), 2^(e+i+1)), e = lowest_exponent; the first and last counts are non-zero, and an
-// empty histogram is {"lowest_exponent": 0, "counts": []}. Version 1 is the same without
-// "log2_abs"; it is still read (its histograms are empty).
+// empty histogram is {"lowest_exponent": 0, "counts": []}. "module" is the dotted path of the
+// nn::Module the op ran in ("" outside every module) and "module_types" the type names along it.
+// Older versions are still read: version 2 has no "module" and "module_types" (they read as ""),
+// version 1 neither those nor "log2_abs" (its histograms are empty).
 // Reading is strict: every field must be there with the right type, unknown fields are refused
 // (a typo such as "ouputs" would otherwise lose data silently), and each error names its place,
 // e.g. "events[2].inputs[0].dtype".
@@ -29,7 +32,7 @@ namespace {
 // than alphabetical order.
 using json = nlohmann::ordered_json;
 
-constexpr int kFormatVersion = 2;
+constexpr int kFormatVersion = 3;
 constexpr int kOldestReadableVersion = 1;  // version 1: no log2_abs histogram in "stats"
 
 // ---------------------------------------------------------------- writing
@@ -81,7 +84,9 @@ json event_to_json(const Event& e)
             {"device_type", e.device_type},
             {"policy", e.policy},
             {"why", e.why},
-            {"cache", cache_event_name(e.cache)}};
+            {"cache", cache_event_name(e.cache)},
+            {"module", e.module},
+            {"module_types", e.module_types}};
 }
 
 // ---------------------------------------------------------------- reading
@@ -266,7 +271,10 @@ CacheEvent read_cache(const json& j, const std::string& where)
 
 Event event_from_json(const json& j, const std::string& where, int version)
 {
-    object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache"});
+    if (version >= 3)
+        object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache", "module", "module_types"});
+    else
+        object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache"});
     Event e;
     e.seq = read_count(j["seq"], at_key(where, "seq"));
     e.phase = read_phase(j["phase"], at_key(where, "phase"));
@@ -278,6 +286,10 @@ Event event_from_json(const json& j, const std::string& where, int version)
     e.policy = read_string(j["policy"], at_key(where, "policy"));
     e.why = read_string(j["why"], at_key(where, "why"));
     e.cache = read_cache(j["cache"], at_key(where, "cache"));
+    if (version >= 3) {
+        e.module = read_string(j["module"], at_key(where, "module"));
+        e.module_types = read_string(j["module_types"], at_key(where, "module_types"));
+    }
     return e;
 }
 

@@ -119,6 +119,7 @@ void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, con
     ImU32 outline_color = IM_COL32(15, 15, 15, alpha);
     float outline_width = line;
     switch (node.kind) {
+    case trace::NodeKind::module:  // drawn as a box for now
     case trace::NodeKind::op:
         draw->AddRectFilled(r.min, r.max, fill, 6.0f * zoom);
         draw->AddRect(r.min, r.max, outline_color, 6.0f * zoom, 0, outline_width);
