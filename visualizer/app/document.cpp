@@ -7,15 +7,59 @@ namespace tinyamp::viz {
 Document::Document(trace::Trace trace, std::string title)
     : title_(std::move(title)),
       trace_(std::move(trace)),
-      graph_(trace::build_graph(trace_)),
-      layout_(layout_graph(graph_, trace_.to_dot())),
-      stepper_(graph_, trace_.events().size())
+      first_collapsed_(default_collapsed(trace::build_graph(trace_))),
+      collapsed_(first_collapsed_),
+      stepper_(graph_, 0)
 {
+    ModuleView view = build_module_view(trace_, collapsed_);
+    graph_ = std::move(view.graph);
+    layout_ = std::move(view.layout);
+    stepper_ = Stepper(graph_, trace_.events().size());
+}
+
+void Document::set_collapsed(std::set<std::string> modules)
+{
+    ModuleView view = build_module_view(trace_, modules);  // first, so a failure changes nothing
+    const std::string selected_name = selected_ >= 0 ? graph_.nodes[std::size_t(selected_)].name : "";
+    collapsed_ = std::move(modules);
+    graph_ = std::move(view.graph);
+    layout_ = std::move(view.layout);
+    const Stepper previous = stepper_;
+    stepper_ = Stepper(graph_, trace_.events().size());
+    stepper_.seek(previous.position());
+    stepper_.set_speed(previous.speed());
+    if (previous.playing()) stepper_.play();
+    selected_ = selected_name.empty() ? -1 : graph_.find(selected_name);
+}
+
+void Document::expand(const std::string& module)
+{
+    std::set<std::string> modules = collapsed_;
+    modules.erase(module);
+    set_collapsed(std::move(modules));
+}
+
+void Document::collapse(const std::string& module)
+{
+    std::set<std::string> modules = collapsed_;
+    modules.insert(module);
+    set_collapsed(std::move(modules));
 }
 
 int Document::find_node(const std::string& name) const
 {
     if (const int node = graph_.find(name); node >= 0) return node;
+    if (name.rfind("module:", 0) == 0) {  // module:PATH or module:PATH:backward
+        std::string path = name.substr(7);
+        trace::Phase phase = trace::Phase::forward;
+        if (const std::size_t colon = path.find(':'); colon != std::string::npos && path.substr(colon + 1) == "backward") {
+            path.resize(colon);
+            phase = trace::Phase::backward;
+        }
+        for (std::size_t i = 0; i < graph_.nodes.size(); ++i)
+            if (graph_.nodes[i].kind == trace::NodeKind::module && graph_.nodes[i].module == path && graph_.nodes[i].phase == phase) return int(i);
+        return -1;
+    }
     std::string op = name;
     bool backward_only = false;
     if (op.rfind("backward:", 0) == 0) {

@@ -1,18 +1,22 @@
 #pragma once
-// What the visualizer shows: one trace, its graph, the graph's layout and the timeline over its
-// events. Rebuilt whenever the trace changes (a training step, a file opened).
+// What the visualizer shows: one trace, its graph (with some modules collapsed), the graph's
+// layout and the timeline over its events. Rebuilt whenever the trace changes (a training step,
+// a file opened); the graph and layout also when a module is expanded or collapsed.
 #include <memory>
+#include <set>
 #include <string>
 
 #include "tinyamp/trace/trace_graph.h"
 #include "visualizer/model/layout.h"
+#include "visualizer/model/module_view.h"
 #include "visualizer/model/stepper.h"
 
 namespace tinyamp::viz {
 
 class Document {
 public:
-    /// Builds the graph and lays it out (Graphviz); throws what layout_graph throws.
+    /// Builds the graph, with the modules default_collapsed() picks collapsed, and lays it out
+    /// (Graphviz); throws what layout_graph throws.
     Document(trace::Trace trace, std::string title);
     Document(const Document&) = delete;  // the stepper points into graph_
     Document& operator=(const Document&) = delete;
@@ -30,12 +34,25 @@ public:
     int inspected() const { return selected_ >= 0 ? selected_ : stepper_.current_node(); }
 
     /// A node by name ("e12") or, failing that, the first event node whose op is `name`;
-    /// "backward:OP" looks among backward events only. -1 when none matches.
+    /// "backward:OP" looks among backward events only; "module:PATH" is the forward node of a
+    /// collapsed module (or "module:PATH:backward"). -1 when none matches.
     int find_node(const std::string& name) const;
+
+    /// The modules drawn collapsed (paths, as TraceGraph::modules has them).
+    const std::set<std::string>& collapsed() const { return collapsed_; }
+    /// Draws these modules collapsed and the others expanded: the graph and its layout are built
+    /// again; the timeline keeps its position, the selection its node when it is still there.
+    void set_collapsed(std::set<std::string> modules);
+    void expand(const std::string& module);    ///< set_collapsed without `module`
+    void collapse(const std::string& module);  ///< set_collapsed with `module`
+    /// The modules collapsed when the document was made (default_collapsed()).
+    const std::set<std::string>& first_collapsed() const { return first_collapsed_; }
 
 private:
     std::string title_;
     trace::Trace trace_;
+    std::set<std::string> first_collapsed_;
+    std::set<std::string> collapsed_;
     trace::TraceGraph graph_;
     Layout layout_;
     Stepper stepper_;

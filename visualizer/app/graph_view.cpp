@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,34 @@ void draw_label(ImDrawList* draw, ImFont* font, float size, const NodeRect& r, c
     }
 }
 
+// A collapsed module, as DOT's box3d: the box with its depth drawn up and to the right, a thick
+// outline, and badges on its top edge counting its casts (magenta, like a cast's outline) and
+// the cast cache's hits (dashed).
+void draw_module_box(ImDrawList* draw, const trace::GraphNode& node, const NodeRect& r, ImU32 fill, int alpha, float zoom)
+{
+    const float depth = std::max(3.0f, 5.0f * zoom);
+    const ImU32 edge = IM_COL32(15, 15, 15, alpha);
+    draw->AddRectFilled({r.min.x + depth, r.min.y - depth}, {r.max.x + depth, r.max.y - depth}, IM_COL32(90, 90, 100, alpha));
+    draw->AddRect({r.min.x + depth, r.min.y - depth}, {r.max.x + depth, r.max.y - depth}, edge, 0, 0, 1.0f);
+    draw->AddRectFilled(r.min, r.max, fill);
+    draw->AddRect(r.min, r.max, edge, 0, 0, std::max(1.5f, 2.0f * zoom));
+    const float size = std::clamp(10.0f * zoom, 9.0f, 14.0f);
+    ImVec2 at = {r.max.x - 4, r.min.y - size * 0.6f};  // badges run leftwards from the top-right corner
+    auto badge = [&](const std::string& text, ImU32 outline, bool dashed) {
+        const ImVec2 extent = ImGui::GetFont()->CalcTextSizeA(size, 1e6f, 0, text.c_str());
+        const ImVec2 min = {at.x - extent.x - 8, at.y}, max = {at.x, at.y + extent.y + 2};
+        draw->AddRectFilled(min, max, IM_COL32(20, 20, 24, alpha), 4);
+        if (dashed)
+            dashed_outline(draw, rect_points({min, max}), outline, 1.5f, 3);
+        else
+            draw->AddRect(min, max, outline, 4, 0, 1.5f);
+        draw->AddText(ImGui::GetFont(), size, {min.x + 4, min.y + 1}, IM_COL32(235, 235, 235, alpha), text.c_str());
+        at.x = min.x - 3;
+    };
+    if (node.cache_hits > 0) badge(std::to_string(node.cache_hits) + " hit" + (node.cache_hits == 1 ? "" : "s"), IM_COL32(230, 230, 230, alpha), true);
+    if (node.casts > 0) badge(std::to_string(node.casts) + " cast" + (node.casts == 1 ? "" : "s"), hex_color(colors::kCastOutline, alpha), false);
+}
+
 void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, const NodeRect& r, bool shown, float zoom)
 {
     const int alpha = shown ? 255 : 40;
@@ -119,7 +148,9 @@ void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, con
     ImU32 outline_color = IM_COL32(15, 15, 15, alpha);
     float outline_width = line;
     switch (node.kind) {
-    case trace::NodeKind::module:  // drawn as a box for now
+    case trace::NodeKind::module:
+        draw_module_box(draw, node, r, fill, alpha, zoom);
+        break;
     case trace::NodeKind::op:
         draw->AddRectFilled(r.min, r.max, fill, 6.0f * zoom);
         draw->AddRect(r.min, r.max, outline_color, 6.0f * zoom, 0, outline_width);
@@ -311,6 +342,72 @@ void draw_toolbar(GraphCamera& camera)
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("wheel: zoom about the cursor; drag: pan; F or Home: fit; the minimap appears when part of the graph is out of view");
 }
 
+// What a frame asked of the modules: done after drawing, since it builds the graph again.
+struct ModuleRequest {
+    enum class Kind { none, expand, collapse, set } kind = Kind::none;
+    std::string module;               // expand / collapse
+    std::set<std::string> collapsed;  // set
+};
+
+// The modules C folds: those folded at first, or (when none was) every top-level module.
+std::set<std::string> folded_modules(const Document& document)
+{
+    if (!document.first_collapsed().empty()) return document.first_collapsed();
+    std::set<std::string> top;
+    for (const std::string& path : document.graph().modules)
+        if (path.find('.') == std::string::npos) top.insert(path);
+    return top;
+}
+
+// Beside the toolbar, for a trace that ran in modules: fold and unfold them all (C, E).
+void draw_module_buttons(const Document& document, ModuleRequest& request)
+{
+    if (document.graph().modules.empty()) return;
+    // On the toolbar's row when they fit there, else on a row of their own.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float width = ImGui::CalcTextSize("Fold modules (C)Unfold all (E)").x + 4 * style.FramePadding.x + 2 * style.ItemSpacing.x;
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+    if (ImGui::SmallButton("Fold modules (C)")) request = {ModuleRequest::Kind::set, "", folded_modules(document)};
+    note_item("Fold modules (C)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Unfold all (E)")) request = {ModuleRequest::Kind::set, "", {}};
+    note_item("Unfold all (E)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("click a module's box to unfold it, the title of its frame to fold it again");
+}
+
+// A module cluster's title, where a click folds it: its text's box at the frame's top-left, or
+// nothing when the zoom leaves no room for the text (Graphviz keeps 14 points for it).
+bool module_title(const ClusterBox& cluster, ImVec2 frame_min, float zoom, ImFont* font, ImVec2& min, ImVec2& max, float& size)
+{
+    size = 14.0f * zoom;
+    if (cluster.module.empty() || size < 9.0f) return false;
+    const ImVec2 extent = font->CalcTextSizeA(size, 1e6f, 0, cluster.label.c_str());
+    min = {frame_min.x + 6, frame_min.y + 2};
+    max = {min.x + extent.x, min.y + extent.y};
+    return true;
+}
+
+// Applies a frame's request, then looks at the module unfolded (keeping the zoom), or fits the
+// graph after all modules changed.
+void apply_module_request(Document& document, GraphCamera& camera, const ModuleRequest& request, Vec2 canvas)
+{
+    switch (request.kind) {
+    case ModuleRequest::Kind::none: return;
+    case ModuleRequest::Kind::expand: document.expand(request.module); break;
+    case ModuleRequest::Kind::collapse: document.collapse(request.module); break;
+    case ModuleRequest::Kind::set:
+        document.set_collapsed(request.collapsed);
+        camera.fit_pending = true;
+        break;
+    }
+    camera.followed_node = document.stepper().current_node();  // the node indices changed: no jump
+    if (request.kind != ModuleRequest::Kind::expand) return;
+    for (const ClusterBox& cluster : document.layout().clusters)
+        if (cluster.module == request.module)
+            return void(camera.view = center_on(camera.view, {(cluster.min.x + cluster.max.x) / 2, (cluster.min.y + cluster.max.y) / 2}, canvas));
+}
+
 }  // namespace
 
 void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font)
@@ -320,6 +417,8 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const Stepper& stepper = document.stepper();
 
     draw_toolbar(camera);
+    ModuleRequest module_request;
+    draw_module_buttons(document, module_request);
     const ImVec2 canvas_min = ImGui::GetCursorScreenPos();
     camera.canvas_origin = {canvas_min.x, canvas_min.y};
     const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
@@ -353,16 +452,33 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     if (hovered && io.MouseWheel != 0)  // zoom about the mouse
         camera.view = zoom_about(camera.view, {io.MousePos.x - canvas_min.x, io.MousePos.y - canvas_min.y}, std::pow(1.15f, io.MouseWheel));
     if (hovered && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home)) || typed(io, 'f'))) camera.fit_pending = true;
+    if (hovered && !graph.modules.empty() && typed(io, 'c')) module_request = {ModuleRequest::Kind::set, "", folded_modules(document)};
+    if (hovered && !graph.modules.empty() && typed(io, 'e')) module_request = {ModuleRequest::Kind::set, "", {}};
 
     const Transform to_screen{{canvas_min.x + camera.view.offset.x, canvas_min.y + camera.view.offset.y}, camera.view.zoom};
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(canvas_min, canvas_max, true);
     draw->AddRectFilled(canvas_min, canvas_max, hex_color(colors::kCanvas));
 
-    for (const ClusterBox& cluster : layout.clusters) {
+    // Clusters: forward and backward, and the frame of each unfolded module with its title (where
+    // a click folds it), the inner ones last.
+    int hovered_title = -1;
+    for (std::size_t i = 0; i < layout.clusters.size(); ++i) {
+        const ClusterBox& cluster = layout.clusters[i];
         const ImVec2 a = to_screen(cluster.min), b = to_screen(cluster.max);
-        draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
-        draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
+        if (cluster.module.empty()) {
+            draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
+            draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
+                          cluster.label.c_str());
+            continue;
+        }
+        draw->AddRect(a, b, IM_COL32(85, 85, 100, 255), 4, 0, 1.0f);
+        ImVec2 title_min, title_max;
+        float size = 0;
+        if (!module_title(cluster, a, camera.view.zoom, graph_font, title_min, title_max, size)) continue;
+        const bool over = hovered && ImGui::IsMouseHoveringRect(title_min, title_max);
+        if (over) hovered_title = int(i);
+        draw->AddText(size < 15.0f ? ImGui::GetFont() : graph_font, size, title_min, over ? IM_COL32(255, 255, 255, 255) : IM_COL32(160, 160, 175, 255),
                       cluster.label.c_str());
     }
 
@@ -416,7 +532,17 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
             ImGui::PopTextWrapPos();
         }
         ImGui::EndTooltip();
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging) document.select(hovered_node);
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging) {
+            if (node.kind == trace::NodeKind::module)  // a folded module: unfold it
+                module_request = {ModuleRequest::Kind::expand, node.module, {}};
+            else
+                document.select(hovered_node);
+        }
+    } else if (hovered_title >= 0) {
+        const ClusterBox& cluster = layout.clusters[std::size_t(hovered_title)];
+        ImGui::SetTooltip("module %s: click to fold it into one box", cluster.label.c_str());
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging)
+            module_request = {ModuleRequest::Kind::collapse, cluster.module, {}};
     } else if (hovered_edge >= 0) {
         const trace::GraphEdge& edge = graph.edges[std::size_t(hovered_edge)];
         ImGui::BeginTooltip();
@@ -427,6 +553,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     } else if (hovered && !camera.minimap_dragging && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
         document.select(-1);  // a click on empty canvas: the inspector follows the timeline again
     }
+    apply_module_request(document, camera, module_request, canvas);
 }
 
 }  // namespace tinyamp::viz

@@ -27,7 +27,7 @@ int frames_of(const std::string& command)
 const std::map<std::string, int>& arguments()
 {
     static const std::map<std::string, int> count{
-        {"frames", 1}, {"move", 2}, {"move-to-node", 1}, {"click", 0}, {"drag", 2}, {"wheel", 1},
+        {"frames", 1}, {"move", 2}, {"move-to-node", 1}, {"move-to-module-title", 1}, {"click", 0}, {"drag", 2}, {"wheel", 1},
         {"key", 1},    {"click-button", -1}, {"remember", 0}, {"expect", -1},
     };
     return count;
@@ -62,6 +62,19 @@ ImVec2 node_center(const VizApp& app, const std::string& name, int line)
     return {camera.canvas_origin.x + c.x, camera.canvas_origin.y + c.y};
 }
 
+// A point on the title of unfolded module `path`'s forward frame, in window pixels: where a
+// click folds it (graph_view.cpp draws the title at the frame's top-left).
+ImVec2 module_title_point(const VizApp& app, const std::string& path, int line)
+{
+    for (const ClusterBox& cluster : app.document().layout().clusters) {
+        if (cluster.module != path || cluster.name.back() != 'f') continue;
+        const GraphCamera& camera = app.camera();
+        const Vec2 c = camera.view.to_canvas({cluster.min.x, cluster.min.y});
+        return {camera.canvas_origin.x + c.x + 10, camera.canvas_origin.y + c.y + 7 * camera.view.zoom + 2};
+    }
+    TINYAMP_FAIL(value, "script line ", line, ": module '", path, "' has no frame (it is folded, or no event ran in it)");
+}
+
 std::string rest_of(const std::vector<std::string>& words, std::size_t from)
 {
     std::string text;
@@ -85,7 +98,7 @@ ScriptDriver ScriptDriver::load(const std::string& path)
         if (command.words.empty()) continue;
         const auto known = arguments().find(command.words[0]);
         TINYAMP_CHECK(known != arguments().end(), io, path, " line ", line, ": unknown command '", command.words[0],
-                      "' (frames, move, move-to-node, click, drag, wheel, key, click-button, remember, expect)");
+                      "' (frames, move, move-to-node, move-to-module-title, click, drag, wheel, key, click-button, remember, expect)");
         const int expected = known->second;
         TINYAMP_CHECK(expected < 0 ? command.words.size() >= 2 : int(command.words.size()) == expected + 1, io, path, " line ", line, ": '",
                       command.words[0], "' takes ", expected < 0 ? std::string("arguments") : std::to_string(expected) + " argument(s)");
@@ -116,6 +129,10 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
         const ImVec2 p = node_center(app, rest_of(c.words, 1), c.line);
         move(p.x, p.y);
     }
+    if (name == "move-to-module-title" && f == 0) {
+        const ImVec2 p = module_title_point(app, c.words[1], c.line);
+        move(p.x, p.y);
+    }
     if (name == "click-button" && f == 0) {
         const std::optional<ImVec2> p = item_center(rest_of(c.words, 1));
         TINYAMP_CHECK(p.has_value(), value, "script line ", c.line, ": no button '", rest_of(c.words, 1), "' was drawn");
@@ -140,9 +157,10 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
     }
     if (name == "key") {
         static const std::map<std::string, SDL_Scancode> keys{
-            {"right", SDL_SCANCODE_RIGHT}, {"left", SDL_SCANCODE_LEFT}, {"home", SDL_SCANCODE_HOME}, {"space", SDL_SCANCODE_SPACE}, {"f", SDL_SCANCODE_F}};
+            {"right", SDL_SCANCODE_RIGHT}, {"left", SDL_SCANCODE_LEFT}, {"home", SDL_SCANCODE_HOME}, {"space", SDL_SCANCODE_SPACE},
+            {"f", SDL_SCANCODE_F},         {"c", SDL_SCANCODE_C},       {"e", SDL_SCANCODE_E}};
         const auto key = keys.find(c.words[1]);
-        TINYAMP_CHECK(key != keys.end(), value, "script line ", c.line, ": key '", c.words[1], "' is not one of right, left, home, space, f");
+        TINYAMP_CHECK(key != keys.end(), value, "script line ", c.line, ": key '", c.words[1], "' is not one of right, left, home, space, f, c, e");
         if (f == 0) {
             push_key(key->second, true);
             if (c.words[1].size() == 1) {  // a letter is also typed text (ImGui 1.86 names few letter keys)
@@ -190,9 +208,14 @@ void ScriptDriver::after_frame(const VizApp& app)
                 holds = std::abs(p.x - mouse_x_) <= 2 && std::abs(p.y - mouse_y_) <= 2;
                 seen = "node at " + std::to_string(p.x) + ", " + std::to_string(p.y) + ", mouse at " + std::to_string(mouse_x_) + ", " +
                        std::to_string(mouse_y_);
+            } else if (what == "folded" || what == "unfolded") {
+                const bool folded = doc.collapsed().count(value) > 0;
+                holds = doc.graph().module_index(value) >= 0 && folded == (what == "folded");
+                seen = doc.graph().module_index(value) < 0 ? "no such module" : folded ? "folded" : "unfolded";
+                seen += ", " + std::to_string(doc.collapsed().size()) + " folded, " + std::to_string(doc.graph().nodes.size()) + " nodes";
             } else {
                 TINYAMP_FAIL(value, "script line ", c.line, ": 'expect ", what,
-                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse)");
+                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, folded, unfolded)");
             }
             std::printf("%s: line %d: expect %s%s%s (%s)\n", holds ? "ok" : "FAILED", c.line, what.c_str(), value.empty() ? "" : " ",
                         value.c_str(), seen.c_str());

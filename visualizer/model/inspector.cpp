@@ -214,6 +214,44 @@ NodeDetails inspect_tensor(const GraphNode& n)
     return d;
 }
 
+// A collapsed module: what ran in it, its casts and cache hits, what goes in and out, and the
+// statistics of what it hands on (its last event's output).
+NodeDetails inspect_module(const trace::Trace& trace, const TraceGraph& graph, int node)
+{
+    const GraphNode& n = graph.nodes[std::size_t(node)];
+    NodeDetails d;
+    d.title = n.label.front() + "  (module, " + trace::phase_name(n.phase) + ", collapsed)";
+    d.kind = n.kind;
+    d.why = n.tooltip;
+    for (const trace::GraphEdge& edge : graph.edges) {
+        if (edge.to == node) d.inputs.push_back(edge.tensor);
+        if (edge.from == node) d.outputs.push_back(edge.tensor);
+    }
+    std::string ops;
+    for (const int index : n.events) {
+        TINYAMP_CHECK(std::size_t(index) < trace.events().size(), value, "inspect: module node ", n.name, " holds event ", index,
+                      " but the trace has ", trace.events().size(), " events; pass the trace the graph was built from");
+        const Event& e = trace.events()[std::size_t(index)];
+        ops.append(ops.empty() ? "" : ", ").append(e.is_cast ? "cast" : e.op);
+        for (const TensorInfo& out : e.outputs)
+            if (out.has_stats) {
+                d.has_values = true;
+                d.values = out;
+                break;
+            }
+    }
+    d.facts.push_back(std::to_string(n.events.size()) + (n.events.size() == 1 ? " event ran in it: " : " events ran in it: ") + ops);
+    if (n.casts > 0)
+        d.facts.push_back("autocast cast " + std::to_string(n.casts) + " tensor" + (n.casts == 1 ? "" : "s") + " for it; the cast cache served " +
+                          (n.cache_hits == 0 ? std::string("none of them") : std::to_string(n.cache_hits) + " of them"));
+    d.facts.push_back("click its box to see each op, cast and weight inside (a click on the frame's title folds it again)");
+    if (d.has_values) {
+        const std::vector<std::string> values = value_facts(d.values);
+        d.facts.insert(d.facts.end(), values.begin(), values.end());
+    }
+    return d;
+}
+
 }  // namespace
 
 FormatLimits format_limits(DType dtype)
@@ -230,6 +268,7 @@ NodeDetails inspect(const trace::Trace& trace, const TraceGraph& graph, int node
     TINYAMP_CHECK(node >= 0 && std::size_t(node) < graph.nodes.size(), index, "inspect: node ", node, " is outside the graph's ",
                   graph.nodes.size(), " nodes (0 to ", graph.nodes.size(), " - 1)");
     const GraphNode& n = graph.nodes[std::size_t(node)];
+    if (n.kind == trace::NodeKind::module) return inspect_module(trace, graph, node);
     return n.kind == trace::NodeKind::tensor ? inspect_tensor(n) : inspect_event(trace, graph, node);
 }
 

@@ -138,7 +138,18 @@ int edge_index(Agedge_t* e)
     return error == std::errc() && end == last && first != last ? k : -1;
 }
 
-void read_clusters(Agraph_t* g, const Flip& flip, std::vector<ClusterBox>& clusters)
+// The module of a cluster named "m<k>f" or "m<k>b" (trace_dot.cpp), or "".
+std::string cluster_module(std::string_view name, const trace::TraceGraph& graph)
+{
+    if (name.size() < 3 || name.front() != 'm' || (name.back() != 'f' && name.back() != 'b')) return "";
+    std::size_t k = 0;
+    const char* last = name.data() + name.size() - 1;
+    const auto [end, error] = std::from_chars(name.data() + 1, last, k);
+    return error == std::errc() && end == last && k < graph.modules.size() ? graph.modules[k] : "";
+}
+
+// Every cluster, outer ones before the clusters inside them (Graphviz nests them).
+void read_clusters(Agraph_t* g, const Flip& flip, const trace::TraceGraph& graph, std::vector<ClusterBox>& clusters)
 {
     // Graphviz numbers clusters from 1.
     for (int i = 1; i <= GD_n_cluster(g); ++i) {
@@ -149,11 +160,13 @@ void read_clusters(Agraph_t* g, const Flip& flip, std::vector<ClusterBox>& clust
         if (name == "legend") continue;
         ClusterBox box;
         box.name = std::string(name);
+        box.module = cluster_module(name, graph);
         if (const textlabel_t* label = GD_label(sub); label && label->text) box.label = label->text;
         // y flips, so the box's top (min) comes from Graphviz's upper corner.
         box.min = flip({GD_bb(sub).LL.x, GD_bb(sub).UR.y});
         box.max = flip({GD_bb(sub).UR.x, GD_bb(sub).LL.y});
         clusters.push_back(std::move(box));
+        read_clusters(sub, flip, graph, clusters);
     }
 }
 
@@ -198,7 +211,7 @@ Layout layout_graph(const trace::TraceGraph& graph, const std::string& dot)
                       " -> ", graph.nodes[std::size_t(graph.edges[k].to)].name,
                       "); ", kSameTrace);
 
-    read_clusters(g, flip, layout.clusters);
+    read_clusters(g, flip, graph, layout.clusters);
     return layout;
 }
 

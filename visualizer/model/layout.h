@@ -29,8 +29,9 @@ struct EdgeCurve {
 };
 
 struct ClusterBox {
-    std::string name;   ///< "forward", "backward" (the DOT's cluster_<name>)
+    std::string name;   ///< "forward", "backward", or "m<k>f" / "m<k>b" for a module's (the DOT's cluster_<name>)
     std::string label;
+    std::string module; ///< a module's cluster: its path (TraceGraph::modules[k]); "" for forward and backward
     Vec2 min;
     Vec2 max;
 };
@@ -38,7 +39,7 @@ struct ClusterBox {
 struct Layout {
     std::vector<NodeBox> nodes;        ///< nodes[i] places graph.nodes[i]
     std::vector<EdgeCurve> edges;      ///< edges[i] routes graph.edges[i]
-    std::vector<ClusterBox> clusters;  ///< forward / backward (the legend cluster is left out)
+    std::vector<ClusterBox> clusters;  ///< forward / backward, then the modules' (the legend cluster is left out); outer before inner
     Vec2 size;                         ///< the whole drawing's width and height
 };
 

@@ -10,16 +10,20 @@ namespace tinyamp::viz {
 namespace {
 
 // Per node, the position from which it is shown: one past its event for an event node, one past
-// its first consumer's event for an outside tensor (a tensor appears with its first use).
+// its first event for a collapsed module, one past its first consumer's event for an outside
+// tensor (a tensor appears with its first use).
 std::vector<std::size_t> shown_from_positions(const trace::TraceGraph& graph)
 {
     constexpr std::size_t never = std::numeric_limits<std::size_t>::max();  // a tensor nothing uses (build_graph makes none)
     std::vector<std::size_t> shown_from(graph.nodes.size(), never);
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].event >= 0) shown_from[i] = std::size_t(graph.nodes[i].event) + 1;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const trace::GraphNode& node = graph.nodes[i];
+        if (node.event >= 0) shown_from[i] = std::size_t(node.event) + 1;
+        for (const int event : node.events) shown_from[i] = std::min(shown_from[i], std::size_t(event) + 1);
+    }
     for (const trace::GraphEdge& edge : graph.edges) {
         std::size_t& from = shown_from[std::size_t(edge.from)];
-        if (graph.nodes[std::size_t(edge.from)].event < 0) from = std::min(from, shown_from[std::size_t(edge.to)]);
+        if (graph.nodes[std::size_t(edge.from)].kind == trace::NodeKind::tensor) from = std::min(from, shown_from[std::size_t(edge.to)]);
     }
     return shown_from;
 }
@@ -31,9 +35,9 @@ Stepper::Stepper(const trace::TraceGraph& graph, std::size_t event_count)
 {
     std::size_t events = 0;
     for (const trace::GraphNode& node : graph.nodes) {
-        if (node.event < 0) continue;
-        ++events;
-        if (node.phase == trace::Phase::forward) ++forward_events_;
+        const std::size_t own = node.event >= 0 ? 1 : node.events.size();  // a collapsed module stands for several
+        events += own;
+        if (node.phase == trace::Phase::forward) forward_events_ += own;
     }
     TINYAMP_CHECK(events == event_count, value, "Stepper got a graph of ", events, " events but an event count of ", event_count,
                   "; pass the size of the trace the graph was built from (trace.events().size())");

@@ -33,7 +33,8 @@ public:
     std::optional<std::size_t> current_event() const;
     /// Its graph node, or -1 when nothing is shown.
     int current_node() const;
-    /// Whether a node is shown: an event node once its event is; a tensor node once any event using it is.
+    /// Whether a node is shown: an event node once its event is; a collapsed module once its first
+    /// event is; a tensor node once any event using it is.
     /// Throws Error(index) for a node outside the graph.
     bool node_shown(int node) const;
     /// Whether an edge is shown: once its consumer is. Throws Error(index) for an edge outside the graph.

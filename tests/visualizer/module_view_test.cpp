@@ -1,0 +1,103 @@
+// The GUI's graph grouped by module: which modules start folded, the layout of folded modules
+// (forward beside backward, frames nested as the modules are), the timeline over a folded
+// module, and what the inspector says about one.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "tests/support/recorded_traces.h"
+#include "visualizer/model/inspector.h"
+#include "visualizer/model/module_view.h"
+#include "visualizer/model/stepper.h"
+
+using namespace tinyamp;
+
+namespace {
+
+int node_named(const trace::TraceGraph& g, const std::string& name)
+{
+    const int i = g.find(name);
+    REQUIRE_MESSAGE(i >= 0, "no node " << name);
+    return i;
+}
+
+const viz::ClusterBox* cluster_of(const viz::Layout& layout, const std::string& name)
+{
+    for (const viz::ClusterBox& c : layout.clusters)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("default_collapsed: a small graph starts unfolded, a large one with its top-level modules folded")
+{
+    const test::NestedModulesStep small;
+    REQUIRE(small.graph.nodes.size() <= viz::kCollapseAbove);
+    CHECK(viz::default_collapsed(small.graph).empty());
+    const test::DeepMlpStep deep(12);  // 24 modules, about 12 nodes a layer
+    REQUIRE(deep.graph.nodes.size() > viz::kCollapseAbove);
+    const std::set<std::string> folded = viz::default_collapsed(deep.graph);
+    CHECK(folded.size() == 24);
+    CHECK(folded.count("0") == 1);
+    CHECK(folded.count("23") == 1);
+}
+
+TEST_CASE("module view: a folded module's forward and backward boxes side by side, the unfolded ones in nested frames")
+{
+    const test::NestedModulesStep step;
+    const viz::ModuleView view = viz::build_module_view(step.trace, {"0", "1"});
+    const viz::NodeBox& forward = view.layout.nodes[std::size_t(node_named(view.graph, "m0f"))];
+    const viz::NodeBox& backward = view.layout.nodes[std::size_t(node_named(view.graph, "m0b"))];
+    CHECK(std::abs(forward.center.y - backward.center.y) < 1.0f);  // one rank
+    CHECK(backward.center.x > forward.center.x);                   // the backward cluster is to the right
+    // Module 2 is unfolded: a frame per phase, and 2.0's frame inside 2's, labelled path · type.
+    const viz::ClusterBox* outer = cluster_of(view.layout, "m2f");
+    const viz::ClusterBox* inner = cluster_of(view.layout, "m3f");
+    REQUIRE(outer != nullptr);
+    REQUIRE(inner != nullptr);
+    CHECK(outer->module == "2");
+    CHECK(inner->module == "2.0");
+    CHECK(inner->label == "2.0 \u00b7 Linear");
+    CHECK(inner->min.x >= outer->min.x);
+    CHECK(inner->max.y <= outer->max.y);
+    CHECK(cluster_of(view.layout, "forward")->module.empty());
+    CHECK(cluster_of(view.layout, "m0f") == nullptr);  // folded: a box, no frame
+}
+
+TEST_CASE("Stepper over folded modules: every event counted, a module box shown from its first event")
+{
+    const test::NestedModulesStep step;
+    const trace::TraceGraph g = trace::build_graph(step.trace, {.collapsed = {"0"}});
+    viz::Stepper stepper(g, step.trace.events().size());
+    const int box = node_named(g, "m0f");
+    stepper.seek(0);
+    CHECK_FALSE(stepper.node_shown(box));
+    stepper.seek(1);  // the first event is module 0's cast of x
+    CHECK(stepper.node_shown(box));
+    CHECK(stepper.current_node() == box);
+    stepper.to_backward_start();
+    CHECK(stepper.position() == 9);  // 9 forward events, 4 of them in the box
+    CHECK(g.nodes[std::size_t(stepper.current_node())].label.front() == "sum");
+}
+
+TEST_CASE("inspect a folded module: what ran in it, its casts and cache hits, what goes in and out, the values it hands on")
+{
+    const test::NestedModulesStep step(2);
+    const trace::TraceGraph g = trace::build_graph(step.trace, {.collapsed = {"0"}});
+    const viz::NodeDetails d = viz::inspect(step.trace, g, node_named(g, "m0f"));
+    CHECK(d.title == "0 \u00b7 Linear  (module, forward, collapsed)");
+    CHECK(d.kind == trace::NodeKind::module);
+    REQUIRE(!d.facts.empty());
+    CHECK(d.facts[0] == "8 events ran in it: cast, cast, cast, linear, cast, cast, cast, linear");
+    CHECK(d.facts[1] == "autocast cast 6 tensors for it; the cast cache served 2 of them");
+    REQUIRE(d.inputs.size() == 1);  // x, once
+    CHECK(d.inputs[0].name == "x");
+    REQUIRE(d.outputs.size() == 2);  // its output, into each pass's relu
+    CHECK(d.outputs[0].dtype == bf16);
+    CHECK(d.has_values);
+    CHECK(d.values.dtype == bf16);
+    CHECK(d.values.shape == Shape{2, 3});
+}

@@ -1,0 +1,32 @@
+#pragma once
+// The graph the GUI shows, grouped by nn::Module: which modules start collapsed, and the graph
+// and layout for a set of collapsed modules (each module expanded is a cluster of its own).
+#include <cstddef>
+#include <set>
+#include <string>
+
+#include "tinyamp/trace/trace_graph.h"
+#include "visualizer/model/layout.h"
+
+namespace tinyamp::viz {
+
+/// A trace whose full graph has more nodes than this starts with its model's top-level modules
+/// collapsed: at 1280x800, more would not fit at a size whose labels can be read.
+constexpr std::size_t kCollapseAbove = 120;
+
+/// The modules collapsed when a trace is first shown: none for a graph of up to kCollapseAbove
+/// nodes, else every top-level module (a path without a dot: "0", "1", ...). `full` is the
+/// graph with nothing collapsed.
+std::set<std::string> default_collapsed(const trace::TraceGraph& full);
+
+/// The options the GUI builds its graph with: these modules collapsed, the others in clusters.
+trace::GraphOptions view_options(const std::set<std::string>& collapsed);
+
+/// The graph of `trace` with `collapsed` modules, and its Graphviz layout.
+struct ModuleView {
+    trace::TraceGraph graph;
+    Layout layout;
+};
+ModuleView build_module_view(const trace::Trace& trace, const std::set<std::string>& collapsed);
+
+}  // namespace tinyamp::viz
