@@ -27,6 +27,6 @@ shot viz_inspector_histogram.png --scenario mlp-f32 --steps 10 --position end --
 shot viz_scaler.png --scenario mlp-f16-scaler --steps 40 --position end --select backward:linear
 # 5. The policy table: the CUDA lists, editable.
 shot viz_policy_table.png --scenario mlp-f16-scaler --steps 5 --tab policy
-# 6. A large graph up close: the deep scenario at 5x its fitted zoom on the timeline's linear, with
+# 6. A large graph up close: the deep scenario at 2x its first view's zoom on the timeline's linear, with
 #    the minimap framing the part in view.
-shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 5
+shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 2

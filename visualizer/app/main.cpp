@@ -18,6 +18,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tinyamp/core/atomic_file.h"
+#include "visualizer/app/node_boxes.h"
 #include "visualizer/app/platform.h"
 #include "visualizer/app/script_driver.h"
 #include "visualizer/app/viz_app.h"
@@ -52,7 +54,7 @@ int main(int argc, char** argv)
     const Clock::time_point started = Clock::now();
     CLI::App cli{"tinyamp-viz: the computation graph colored by dtype, stepped forward and backward"};
     AppOptions options;
-    std::string screenshot, script, size = "1280x800";
+    std::string screenshot, script, node_boxes, size = "1280x800";
     int frames = 0;
     bool timing = false, list = false, print_trace = false;
     cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
@@ -62,6 +64,8 @@ int main(int argc, char** argv)
     cli.add_option("--select", options.select, "a node to inspect: e12, an op such as linear, or backward:OP");
     cli.add_option("--tab", options.tab, "the left panel's tab: scenario, policy or file")->capture_default_str();
     cli.add_option("--screenshot", screenshot, "headless: render --frames frames offscreen, write the last as this PNG, exit");
+    cli.add_option("--node-boxes", node_boxes,
+                   "with --screenshot: write the last frame's node boxes, legend and minimap, in pixels, to this file (for viz_screenshot_check --labels)");
     cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
     cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
@@ -95,6 +99,11 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "tinyamp-viz: --size '%s' is not WIDTHxHEIGHT of at least 320x240 (e.g. 1280x800)\n", size.c_str());
         return 2;
     }
+    if (!node_boxes.empty() && screenshot.empty()) {
+        std::fprintf(stderr, "tinyamp-viz: --node-boxes describes a screenshot: give --screenshot too\n");
+        return 2;
+    }
+    options.record_drawn = !node_boxes.empty();
     const bool headless = !screenshot.empty() || frames > 0 || !script.empty();
     if (!screenshot.empty() && frames == 0) frames = 3;
     platform_options.headless = headless;
@@ -145,6 +154,7 @@ int main(int argc, char** argv)
             std::printf("tinyamp-viz: script %s: %d check(s) failed\n", script.c_str(), driver->failures());
             if (driver->failures() > 0 || !driver->done()) return 1;
         }
+        if (!node_boxes.empty()) io::write_file_atomically(node_boxes, node_boxes_text(app.camera().drawn, app.document().graph()));
         if (!screenshot.empty())
             std::printf("tinyamp-viz: wrote %s (%dx%d, %d frames, video driver %s, %zu nodes)\n", screenshot.c_str(), platform_options.width,
                         platform_options.height, frames, platform.video_driver().c_str(), app.document().graph().nodes.size());

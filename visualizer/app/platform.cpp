@@ -67,7 +67,7 @@ Platform::Platform(const PlatformOptions& options)
     if (ranges.empty()) {
         ImFontGlyphRangesBuilder builder;
         builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
-        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀");
+        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀▾▸");
         builder.BuildRanges(&ranges);
     }
     ui_font_ = load_font(15.0f, ranges.Data);

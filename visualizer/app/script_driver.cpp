@@ -190,9 +190,12 @@ void ScriptDriver::after_frame(const VizApp& app)
                 holds = std::abs(p.x - mouse_x_) <= 2 && std::abs(p.y - mouse_y_) <= 2;
                 seen = "node at " + std::to_string(p.x) + ", " + std::to_string(p.y) + ", mouse at " + std::to_string(mouse_x_) + ", " +
                        std::to_string(mouse_y_);
+            } else if (what == "legend") {
+                seen = app.camera().legend_folded ? "folded" : "open";
+                holds = value == seen;
             } else {
                 TINYAMP_FAIL(value, "script line ", c.line, ": 'expect ", what,
-                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse)");
+                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, legend)");
             }
             std::printf("%s: line %d: expect %s%s%s (%s)\n", holds ? "ok" : "FAILED", c.line, what.c_str(), value.empty() ? "" : " ",
                         value.c_str(), seen.c_str());

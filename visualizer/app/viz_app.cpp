@@ -52,6 +52,7 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
     }
     TINYAMP_CHECK(options.zoom > 0, value, "--zoom ", options.zoom, " is not a positive factor (1 = the whole graph fitted, 4 = four times closer)");
     camera_.zoom_after_fit = float(options.zoom);
+    camera_.record_drawn = options.record_drawn;
     path_input_ = options.trace_path;
 }
 

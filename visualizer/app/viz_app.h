@@ -21,7 +21,8 @@ struct AppOptions {
     std::string position = "end";       ///< the timeline: "end", "start", "backward" or a number of events
     std::string select;                 ///< a node to inspect: "e12", an op name, or "backward:OP"
     std::string tab = "scenario";       ///< the left panel's tab: scenario, policy, file
-    double zoom = 1.0;                  ///< the first view: the fitted zoom times this, about the timeline's node
+    double zoom = 1.0;                  ///< the first view: its zoom times this, about the timeline's node
+    bool record_drawn = false;          ///< keep each frame's node boxes (camera().drawn) for --node-boxes
 };
 
 class VizApp {
