@@ -68,6 +68,8 @@ int main(int argc, char** argv)
                    "with --screenshot: write the last frame's node boxes, legend and minimap, in pixels, to this file (for viz_screenshot_check --labels)");
     cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
+    std::string ui_scale_text = "1";
+    cli.add_option("--ui-scale", ui_scale_text, "text and widgets this many times larger, 0.75 to 3 (2 for a HiDPI screen)")->capture_default_str();
     cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
     cli.add_option("--script", script, "headless: use the GUI as a script says (clicks, wheel, keys through SDL) and check what it shows; exit 1 if a check fails");
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
@@ -99,6 +101,14 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "tinyamp-viz: --size '%s' is not WIDTHxHEIGHT of at least 320x240 (e.g. 1280x800)\n", size.c_str());
         return 2;
     }
+    char* scale_end = nullptr;
+    const float ui_scale = std::strtof(ui_scale_text.c_str(), &scale_end);
+    if (ui_scale_text.empty() || *scale_end != '\0' || !(ui_scale >= 0.75f && ui_scale <= 3.0f)) {
+        std::fprintf(stderr, "tinyamp-viz: --ui-scale '%s' is not a number from 0.75 to 3 (1: 15 px text; 2 for a HiDPI screen)\n",
+                     ui_scale_text.c_str());
+        return 2;
+    }
+    platform_options.ui_scale = ui_scale;
     if (!node_boxes.empty() && screenshot.empty()) {
         std::fprintf(stderr, "tinyamp-viz: --node-boxes describes a screenshot: give --screenshot too\n");
         return 2;

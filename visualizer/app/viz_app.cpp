@@ -12,6 +12,8 @@
 #include "visualizer/app/curves_panel.h"
 #include "visualizer/app/inspector_panel.h"
 #include "visualizer/app/timeline_bar.h"
+#include "visualizer/app/ui_scale.h"
+#include "visualizer/model/panel_widths.h"
 
 namespace tinyamp::viz {
 namespace {
@@ -27,8 +29,6 @@ void place_timeline(Stepper& stepper, const std::string& position)
                   "' is not understood: use end, start, backward or a number of events");
     stepper.seek(n);
 }
-
-constexpr float kLeftWidth = 330, kRightWidth = 380;
 
 }  // namespace
 
@@ -148,9 +148,9 @@ void VizApp::draw_file_tab()
     }
 }
 
-void VizApp::draw_left_panel(float height)
+void VizApp::draw_left_panel(float width, float height)
 {
-    ImGui::BeginChild("left", {kLeftWidth, height}, true);
+    ImGui::BeginChild("left", {width, height}, true);
     if (ImGui::BeginTabBar("left_tabs")) {
         auto tab = [&](const char* label, const char* key) {
             const ImGuiTabItemFlags flags = tab_pending_ && tab_ == key ? ImGuiTabItemFlags_SetSelected : 0;
@@ -187,7 +187,7 @@ void VizApp::draw_left_panel(float height)
     tab_pending_ = false;
     if (scenario_) {
         ImGui::Separator();
-        draw_curves(scenario_->history(), 125);
+        draw_curves(scenario_->history(), ui_px(125));
     }
     ImGui::EndChild();
 }
@@ -209,14 +209,15 @@ void VizApp::frame(double seconds, float width, float height)
     draw_timeline(*document_);
 
     const float body = ImGui::GetContentRegionAvail().y;
-    draw_left_panel(body);
+    const PanelWidths panels = panel_widths(width, ui_scale());
+    draw_left_panel(panels.left, body);
     ImGui::SameLine();
-    const float graph_width = ImGui::GetContentRegionAvail().x - kRightWidth - ImGui::GetStyle().ItemSpacing.x;
+    const float graph_width = ImGui::GetContentRegionAvail().x - panels.right - ImGui::GetStyle().ItemSpacing.x;
     ImGui::BeginChild("graph", {graph_width, body}, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_graph_view(*document_, camera_, graph_font_);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("inspector", {kRightWidth, body}, true);
+    ImGui::BeginChild("inspector", {panels.right, body}, true);
     draw_inspector(*document_);
     ImGui::EndChild();
     ImGui::End();

@@ -45,7 +45,7 @@ private:
     void restart(const ScenarioOptions& options);
     void train(std::int64_t steps);
     void set_message(std::string text, bool error);
-    void draw_left_panel(float height);
+    void draw_left_panel(float width, float height);
     void draw_file_tab();
 
     std::unique_ptr<Scenario> scenario_;  // null while a trace file is shown
