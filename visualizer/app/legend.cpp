@@ -46,6 +46,8 @@ struct Metrics {
     float row = ImGui::GetTextLineHeight() + 0.25f * em;
     float swatch = 1.75f * em;
     float gap = 0.5f * em;
+    float glyph = 0.55f * em;
+    float text_x = swatch + gap + glyph + gap;  // every row's text, after the swatch and the glyph column
 };
 
 }  // namespace
@@ -55,7 +57,7 @@ ImVec2 legend_size(const trace::TraceGraph& graph, bool folded)
     const Metrics m;
     float text = ImGui::CalcTextSize(header(folded)).x;
     const std::vector<Row> rows = folded ? std::vector<Row>{} : legend_rows(graph);
-    for (const Row& row : rows) text = std::max(text, m.swatch + m.gap + ImGui::CalcTextSize(row.text.c_str()).x);
+    for (const Row& row : rows) text = std::max(text, m.text_x + ImGui::CalcTextSize(row.text.c_str()).x);
     return {2 * m.pad + text, 2 * m.pad + m.row * float(rows.size() + 1) - 0.25f * m.em};
 }
 
@@ -83,7 +85,11 @@ Rect draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph, bo
             break;
         }
         }
-        draw->AddText({p.x + m.swatch + m.gap, p.y}, text, row.text.c_str());
+        if (row.mark == Mark::dtype) {  // the glyph its nodes carry, beside the swatch
+            const float x = p.x + m.swatch + m.gap, y = p.y + (m.row - 0.25f * m.em - m.glyph) / 2;
+            draw_glyph(draw, dtype_glyph(row.dtype), {x, y}, {x + m.glyph, y + m.glyph}, text);
+        }
+        draw->AddText({p.x + m.text_x, p.y}, text, row.text.c_str());
         p.y += m.row;
     }
     return header_box;

@@ -1,6 +1,6 @@
 #pragma once
-// The graph's legend, in the canvas' top-left corner: a "dtypes" header, then a swatch for each
-// dtype that fills a node and for each mark that is not a dtype (casts, the cast cache,
+// The graph's legend, in the canvas' top-left corner: a "dtypes" header, then a swatch and the
+// glyph (dtype_glyph.h) for each dtype that fills a node and for each mark that is not a dtype (casts, the cast cache,
 // parameters). A click on the header folds it to that one line. Its size follows its text (and
 // so the UI scale), so the fit can keep its corner clear.
 #include <imgui.h>

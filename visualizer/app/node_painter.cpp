@@ -51,7 +51,7 @@ FaceStyle face_style()
     const float scale = ImGui::GetFont()->FontSize / 15.0f;
     FaceStyle style;
     style.smallest_text = 9.5f * scale;
-    style.glyph = 0;
+    style.glyph = 8.0f * scale;
     return style;
 }
 
@@ -85,6 +85,22 @@ void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 c
             const float e = std::min(s + dash, len);
             draw->AddLine({a.x + ab.x * s / len, a.y + ab.y * s / len}, {a.x + ab.x * e / len, a.y + ab.y * e / len}, color, thickness);
         }
+    }
+}
+
+void draw_glyph(ImDrawList* draw, Glyph glyph, ImVec2 min, ImVec2 max, ImU32 color)
+{
+    const float s = max.x - min.x, cx = (min.x + max.x) / 2, cy = (min.y + max.y) / 2;
+    switch (glyph) {
+    case Glyph::circle: draw->AddCircleFilled({cx, cy}, s / 2, color, 16); break;
+    case Glyph::triangle: draw->AddTriangleFilled({cx, min.y}, {max.x, max.y}, {min.x, max.y}, color); break;
+    case Glyph::diamond: draw->AddQuadFilled({cx, min.y}, {max.x, cy}, {cx, max.y}, {min.x, cy}, color); break;
+    case Glyph::square: draw->AddRectFilled({min.x + 0.1f * s, min.y + 0.1f * s}, {max.x - 0.1f * s, max.y - 0.1f * s}, color); break;
+    case Glyph::plus:
+        draw->AddRectFilled({min.x, cy - 0.17f * s}, {max.x, cy + 0.17f * s}, color);
+        draw->AddRectFilled({cx - 0.17f * s, min.y}, {cx + 0.17f * s, max.y}, color);
+        break;
+    case Glyph::bar: draw->AddRectFilled({min.x, cy - 0.2f * s}, {max.x, cy + 0.2f * s}, color); break;
     }
 }
 
@@ -128,6 +144,7 @@ void draw_node(ImDrawList* draw, ImFont* graph_font, const trace::GraphNode& nod
         else
             draw->AddPolyline(outline.data(), int(outline.size()), outline_color, ImDrawFlags_Closed, outline_width);
     }
+    if (node.has_dtype) draw_glyph(draw, dtype_glyph(node.dtype), im(face.glyph.min), im(face.glyph.max), text);
     // A cast the cache kept for later: a white dot on its top-left corner.
     if (node.cache == trace::CacheEvent::stored) draw->AddCircleFilled(min, std::max(3.5f, 4.5f * zoom), IM_COL32(255, 255, 255, alpha));
     draw_label(draw, graph_font, style.label_points * zoom, face.label, node.label, text, style);

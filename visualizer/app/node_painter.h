@@ -1,13 +1,14 @@
 #pragma once
 // How one node of the graph is painted: its shape filled with its dtype's color (an op's rounded
-// box, a cast's tag, a tensor's ellipse), the outlines that mark casts, parameters and the cast
-// cache, and its label in the place node_face() gives it, at the size plan_label() picks. The
+// box, a cast's tag, a tensor's ellipse), its dtype's glyph (dtype_glyph.h) at its left, the
+// outlines that mark casts, parameters and the cast cache, and its label in the place node_face() gives it, at the size plan_label() picks. The
 // legend draws its swatches with the same outlines.
 #include <imgui.h>
 
 #include <vector>
 
 #include "tinyamp/trace/trace_graph.h"
+#include "visualizer/model/dtype_glyph.h"
 #include "visualizer/model/node_face.h"
 
 namespace tinyamp::viz {
@@ -20,6 +21,9 @@ float text_width_at_size_1(const std::string& line);
 std::vector<ImVec2> ellipse_points(ImVec2 min, ImVec2 max, int count = 40);
 std::vector<ImVec2> rect_points(ImVec2 min, ImVec2 max);
 void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 color, float thickness, float dash);
+
+/// Draws `glyph` filling the square from `min` to `max`.
+void draw_glyph(ImDrawList* draw, Glyph glyph, ImVec2 min, ImVec2 max, ImU32 color);
 
 /// The color a node's fill has on screen: its dtype's (or gray), faint when not `shown` yet.
 ImU32 node_fill(const trace::GraphNode& node, bool shown);

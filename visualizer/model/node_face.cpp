@@ -34,9 +34,9 @@ NodeFace node_face(trace::NodeKind kind, const Rect& box, float zoom, const Face
     }
     // Half the outline lies inside the border; one pixel more keeps text off its anti-aliasing.
     face.inner = shrink(fill, face.outline / 2 + 1);
-    const float pad = style.glyph / 4;
+    const float side = style.glyph * std::max(1.0f, zoom), pad = side / 4;
     const float middle = (face.inner.min.y + face.inner.max.y) / 2;
-    face.glyph = {{face.inner.min.x + pad, middle - style.glyph / 2}, {face.inner.min.x + pad + style.glyph, middle + style.glyph / 2}};
+    face.glyph = {{face.inner.min.x + pad, middle - side / 2}, {face.inner.min.x + pad + side, middle + side / 2}};
     face.label = {{face.glyph.max.x + pad, face.inner.min.y}, face.inner.max};
     return face;
 }

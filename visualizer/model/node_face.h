@@ -16,7 +16,7 @@ namespace tinyamp::viz {
 struct FaceStyle {
     float label_points = 11.0f;  ///< the labels' size in layout points (Graphviz sized the boxes for it)
     float smallest_text = 9.5f;  ///< no label is written smaller: below it, a label is left out
-    float glyph = 7.0f;          ///< the dtype glyph's side
+    float glyph = 8.0f;          ///< the dtype glyph's side up to zoom 1, then grown with the zoom
 };
 
 /// The parts of a node's box on the canvas, in pixels.
@@ -30,6 +30,7 @@ struct NodeFace {
 };
 
 /// Where the glyph and the label go in a node of `kind` whose box is `box` (pixels) at `zoom`.
+/// The glyph's column is kept even for a node without a dtype, so that every label sits alike.
 NodeFace node_face(trace::NodeKind kind, const Rect& box, float zoom, const FaceStyle& style);
 
 /// How a label is written: its first `lines` lines (0: none) at `size` pixels.
