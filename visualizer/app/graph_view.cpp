@@ -143,20 +143,19 @@ MinimapPlace place_minimap(const Rect& bounds, Vec2 canvas, const Rect& legend)
     return place;
 }
 
-// The first view (the fit, at no less than the readable zoom; then --zoom's factor about the
-// timeline's node). A drawing larger than the canvas is placed clear of the legend and of the
-// minimap under it, which is then shown.
-void set_first_view(GraphCamera& camera, const Layout& layout, const trace::TraceGraph& graph, const Stepper& stepper, const Rect& bounds,
-                    Vec2 canvas)
+// The first view (the fit, at no less than the readable zoom; with --zoom, its factor and centred
+// on `focus`, the node the inspector shows). A drawing larger than the canvas is placed clear of
+// the legend and of the minimap under it, which is then shown.
+void set_first_view(GraphCamera& camera, const Layout& layout, const trace::TraceGraph& graph, int focus, const Rect& bounds, Vec2 canvas)
 {
     const Rect legend = legend_box(graph, camera);
     const Rect minimap = place_minimap(bounds, canvas, legend).frame;
     const Vec2 overlays = camera.show_minimap ? Vec2{std::max(legend.max.x, minimap.max.x), minimap.max.y} : legend.max;
     const float readable = readable_zoom(layout, graph, text_width_at_size_1, face_style());
     camera.view = first_view(bounds, canvas, legend.max, readable, overlays);
-    if (camera.zoom_after_fit != 1.0f && stepper.current_node() >= 0) {  // --zoom: closer, on the timeline's node
+    if (camera.center_first_view && focus >= 0) {  // --zoom: on the inspected node, closer or farther
         camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
-        const Rect node = node_bounds(layout.nodes[std::size_t(stepper.current_node())]);
+        const Rect node = node_bounds(layout.nodes[std::size_t(focus)]);
         camera.view = center_on(camera.view, {(node.min.x + node.max.x) / 2, (node.min.y + node.max.y) / 2}, canvas);
     }
 }
@@ -235,8 +234,9 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const Vec2 canvas = {canvas_size.x, canvas_size.y};
     const Rect bounds = drawing_bounds(layout);  // once a frame: the fit, the minimap and whether to show it use it
     if (camera.fit_pending) {  // the whole graph if it can be read, none of it under the legend or the minimap
-        set_first_view(camera, layout, graph, stepper, bounds, canvas);
+        set_first_view(camera, layout, graph, document.selected() >= 0 ? document.selected() : stepper.current_node(), bounds, canvas);
         camera.zoom_after_fit = 1.0f;
+        camera.center_first_view = false;
         camera.fit_pending = false;
         camera.followed_node = stepper.current_node();
     }

@@ -43,7 +43,8 @@ struct GraphCamera {
     int followed_node = -1;       ///< the current node when the view last followed it
     bool minimap_dragging = false;  ///< a press that began on the minimap: it moves the view, not the graph
     Vec2 canvas_origin;             ///< the canvas' top-left in window pixels, as last drawn (scripts click nodes with it)
-    float zoom_after_fit = 1.0f;    ///< the first fit only: then zoom by this about the timeline's node (--zoom)
+    bool center_first_view = false; ///< the first view only: centre it on the inspected node (--zoom)
+    float zoom_after_fit = 1.0f;    ///< then, its zoom times this
     bool legend_folded = false;     ///< the legend shows only its "dtypes" header (a click on it toggles)
     bool record_drawn = false;      ///< keep `drawn` each frame
     DrawnFrame drawn;               ///< the last frame's node boxes, legend and minimap (when record_drawn)

@@ -70,12 +70,15 @@ int main(int argc, char** argv)
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
     std::string ui_scale_text = "1";
     cli.add_option("--ui-scale", ui_scale_text, "text and widgets this many times larger, 0.75 to 3 (2 for a HiDPI screen)")->capture_default_str();
-    cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
+    double zoom = 1;
+    CLI::Option* zoom_option =
+        cli.add_option("--zoom", zoom, "the first view centred on the inspected node (--select, else the timeline's), at this factor of its zoom");
     cli.add_option("--script", script, "headless: use the GUI as a script says (clicks, wheel, keys through SDL) and check what it shows; exit 1 if a check fails");
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
     cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
     cli.add_flag("--print-trace", print_trace, "print the trace's events, one per line, and exit (no window)");
     CLI11_PARSE(cli, argc, argv);
+    if (zoom_option->count() > 0) options.zoom = zoom;
 
     if (list) {
         for (const std::string& name : Scenario::names()) std::printf("%s\n", name.c_str());

@@ -50,8 +50,11 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
                       "' names no node: use a node name such as e12, an op such as linear, or backward:OP");
         document_->select(node);
     }
-    TINYAMP_CHECK(options.zoom > 0, value, "--zoom ", options.zoom, " is not a positive factor (1 = the whole graph fitted, 4 = four times closer)");
-    camera_.zoom_after_fit = float(options.zoom);
+    if (options.zoom) {
+        TINYAMP_CHECK(*options.zoom > 0, value, "--zoom ", *options.zoom, " is not a positive factor (1 = the first view's zoom, 4 = four times closer)");
+        camera_.zoom_after_fit = float(*options.zoom);
+        camera_.center_first_view = true;
+    }
     camera_.record_drawn = options.record_drawn;
     path_input_ = options.trace_path;
 }
