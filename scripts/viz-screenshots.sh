@@ -14,12 +14,13 @@ fi
 mkdir -p "$out"
 export SDL_VIDEODRIVER=offscreen
 shot() { "$viz" --screenshot "$out/$1" --frames 3 "${@:2}"; }
+# --zoom 1: the first view (at the readable zoom) centred on the selected node, not the drawing's top-left.
 # 1. The forward pass under bf16 autocast, stopped at the first micro-batch's loss: the weights'
 #    casts (magenta tags), bf16 linears, the loss back in f32.
-shot viz_forward_bf16.png --scenario mlp-bf16 --steps 3 --position 14 --select linear
+shot viz_forward_bf16.png --scenario mlp-bf16 --steps 3 --position 14 --select linear --zoom 1
 # 2. The whole step, with a backward linear selected: its gradients come back in bf16, and the
 #    casts' backward turns them into the f32 gradients of the f32 weights.
-shot viz_backward_bf16.png --scenario mlp-bf16 --steps 3 --position end --select backward:linear
+shot viz_backward_bf16.png --scenario mlp-bf16 --steps 3 --position end --select backward:linear --zoom 1
 # 3. The inspector on an f32 training's gradient: the log2|x| histogram against f16's range.
 shot viz_inspector_histogram.png --scenario mlp-f32 --steps 10 --position end --select backward:AccumulateGrad
 # 4. f16 with a GradScaler that starts too high: overflows, skipped steps (red x), the scale halving
@@ -27,6 +28,6 @@ shot viz_inspector_histogram.png --scenario mlp-f32 --steps 10 --position end --
 shot viz_scaler.png --scenario mlp-f16-scaler --steps 40 --position end --select backward:linear
 # 5. The policy table: the CUDA lists, editable.
 shot viz_policy_table.png --scenario mlp-f16-scaler --steps 5 --tab policy
-# 6. A large graph up close: the deep scenario at 5x its fitted zoom on the timeline's linear, with
+# 6. A large graph up close: the deep scenario at 2x its first view's zoom on the timeline's linear, with
 #    the minimap framing the part in view.
-shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 5
+shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 2

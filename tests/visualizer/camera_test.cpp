@@ -109,3 +109,35 @@ TEST_CASE("drawing_bounds of a real layout holds every node box")
     for (const viz::NodeBox& box : layout.nodes) CHECK(inside(viz::node_bounds(box), bounds));
     CHECK(viz::drawing_bounds(viz::Layout{}).width() == 0);
 }
+
+TEST_CASE("first_view: the fit when it is readable; else the readable zoom, the drawing's top-left clear of the corner overlays")
+{
+    const Rect drawing{{10, 20}, {2010, 3020}};  // 2000 x 3000 points: fits 800x600 at about 0.19
+    const Vec2 canvas{800, 600}, legend{200, 150}, overlays{200, 350};
+    const Camera fitted = viz::fit(drawing, canvas, legend, 20);
+    const Camera readable_fit = viz::first_view(drawing, canvas, legend, fitted.zoom * 0.5f, overlays, 20);
+    CHECK(readable_fit.zoom == doctest::Approx(fitted.zoom));
+    CHECK(readable_fit.offset.x == doctest::Approx(fitted.offset.x));
+
+    const Camera close = viz::first_view(drawing, canvas, legend, 0.5f, overlays, 20);
+    CHECK(close.zoom == doctest::Approx(0.5));
+    const Rect shown = on_canvas(close, drawing);
+    // Right of the overlays (that shows 560 x 560 pixels of its 1000 x 1500; below them only 760 x 210).
+    CHECK(shown.min.x == doctest::Approx(200 + 20));
+    CHECK(shown.min.y == doctest::Approx(20));
+    CHECK(shown.width() > canvas.x);  // larger than the canvas: part of it is out of view
+
+    // A drawing narrow enough at the readable zoom is centred across the free region instead.
+    const Rect column{{0, 0}, {100, 3000}};
+    const Camera narrow = viz::first_view(column, canvas, legend, 1.0f, overlays, 20);
+    const Rect placed = on_canvas(narrow, column);
+    CHECK((placed.min.x + placed.max.x) / 2 == doctest::Approx(500));  // the middle of 200..800
+    CHECK(placed.min.y == doctest::Approx(20));
+}
+
+TEST_CASE("overlaps: boxes that share area, not ones that only touch")
+{
+    CHECK(viz::overlaps({{0, 0}, {10, 10}}, {{5, 5}, {20, 20}}));
+    CHECK_FALSE(viz::overlaps({{0, 0}, {10, 10}}, {{10, 0}, {20, 10}}));
+    CHECK_FALSE(viz::overlaps({{0, 0}, {10, 10}}, {{0, 11}, {10, 20}}));
+}

@@ -101,3 +101,16 @@ TEST_CASE("inspect a folded module: what ran in it, its casts and cache hits, wh
     CHECK(d.values.dtype == bf16);
     CHECK(d.values.shape == Shape{2, 3});
 }
+
+TEST_CASE("inspect a folded backward module: its values are those of the gradient it passes on, not of the .grad it wrote last")
+{
+    const test::NestedModulesStep step;
+    const trace::TraceGraph g = trace::build_graph(step.trace, {.collapsed = {"2"}});
+    const viz::NodeDetails d = viz::inspect(step.trace, g, node_named(g, "m2b"));
+    REQUIRE(d.outputs.size() == 1);  // the gradient of the ReLU's output
+    CHECK(d.outputs[0].dtype == bf16);
+    REQUIRE(d.has_values);
+    CHECK(d.values.id == d.outputs[0].id);
+    CHECK(d.values.dtype == bf16);
+    CHECK(d.values.shape == Shape{2, 3});
+}

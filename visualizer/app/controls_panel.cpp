@@ -1,4 +1,5 @@
 #include "visualizer/app/controls_panel.h"
+#include "visualizer/app/ui_scale.h"
 
 #include <imgui.h>
 
@@ -17,7 +18,7 @@ constexpr const char* kNotListed = "(not listed)";
 bool radio_pair(const char* label, bool& first, const char* first_name, const char* second_name)
 {
     ImGui::TextUnformatted(label);
-    ImGui::SameLine(110);
+    ImGui::SameLine(ui_px(110));
     bool changed = false;
     if (ImGui::RadioButton(first_name, first)) changed = !first, first = true;
     ImGui::SameLine();
@@ -32,7 +33,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     bool changed = false;
 
     ImGui::TextUnformatted("model");
-    ImGui::SameLine(110);
+    ImGui::SameLine(ui_px(110));
     for (const char* model : {"mlp", "cnn", "deep"}) {
         if (ImGui::RadioButton(model, o.model == model)) changed |= o.model != model, o.model = model;
         ImGui::SameLine();
@@ -55,7 +56,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
             ImGui::TextDisabled("  (edited: see the policy table tab)");
         changed |= ImGui::Checkbox("cast cache", &o.cache_enabled);
         int micro = int(o.micro_batches);
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderInt("forward passes per region", &micro, 1, 4)) o.micro_batches = micro, changed = true;
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Forward passes (micro-batches) inside one autocast region: from the second one on, the cast cache serves the weights' casts.");
@@ -64,20 +65,20 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     changed |= ImGui::Checkbox("GradScaler", &o.scaler);
     if (o.scaler) {
         int log2_scale = int(std::lround(std::log2(o.scaler_options.init_scale)));
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderInt("init scale 2^k", &log2_scale, 0, 32)) o.scaler_options.init_scale = std::ldexp(1.0, log2_scale), changed = true;
         int interval = int(o.scaler_options.growth_interval);
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderInt("growth interval", &interval, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic))
             o.scaler_options.growth_interval = interval, changed = true;
         float growth = float(o.scaler_options.growth_factor), backoff = float(o.scaler_options.backoff_factor);
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderFloat("growth factor", &growth, 1.01f, 4.0f, "%.2f")) o.scaler_options.growth_factor = growth, changed = true;
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderFloat("backoff factor", &backoff, 0.1f, 0.99f, "%.2f")) o.scaler_options.backoff_factor = backoff, changed = true;
     }
     float lr = float(o.lr);
-    ImGui::SetNextItemWidth(120);
+    ImGui::SetNextItemWidth(ui_px(120));
     if (ImGui::SliderFloat("learning rate", &lr, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic)) o.lr = lr, changed = true;
 
     if (ImGui::Button("step")) actions.steps = 1;

@@ -1,4 +1,5 @@
 #include "visualizer/app/curves_panel.h"
+#include "visualizer/app/ui_scale.h"
 
 #include <imgui.h>
 
@@ -34,8 +35,8 @@ Plot frame(const char* title, double y_lo, double y_hi, const char* y_format, do
     std::snprintf(text, sizeof text, y_format, y_hi);
     draw->AddText({p.x + width - ImGui::CalcTextSize(text).x - 4, p.y + 2}, IM_COL32(150, 150, 150, 255), text);
     std::snprintf(text, sizeof text, y_format, y_lo);
-    draw->AddText({p.x + width - ImGui::CalcTextSize(text).x - 4, p.y + height - 16}, IM_COL32(150, 150, 150, 255), text);
-    return {{p.x + 6, p.y + 20}, {p.x + width - 6, p.y + height - 18}, 1, std::max(steps, 2.0), y_lo, y_hi};
+    draw->AddText({p.x + width - ImGui::CalcTextSize(text).x - 4, p.y + height - ui_px(16)}, IM_COL32(150, 150, 150, 255), text);
+    return {{p.x + ui_px(6), p.y + ui_px(20)}, {p.x + width - ui_px(6), p.y + height - ui_px(18)}, 1, std::max(steps, 2.0), y_lo, y_hi};
 }
 
 void polyline(const Plot& plot, const std::vector<StepRecord>& history, const std::function<double(const StepRecord&)>& y, ImU32 color,

@@ -72,6 +72,8 @@ int Document::find_node(const std::string& name) const
         if (backward_only && node.phase != trace::Phase::backward) continue;
         if (trace_.events()[std::size_t(node.event)].op == op) return int(i);
     }
+    for (std::size_t i = 0; i < graph_.nodes.size(); ++i)  // a tensor by its name ("0.weight"), a module by "0 · Linear"
+        if (!backward_only && !graph_.nodes[i].label.empty() && graph_.nodes[i].label.front() == name) return int(i);
     return -1;
 }
 

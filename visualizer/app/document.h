@@ -33,7 +33,8 @@ public:
     /// The node the inspector shows: the selection, else the timeline's current event.
     int inspected() const { return selected_ >= 0 ? selected_ : stepper_.current_node(); }
 
-    /// A node by name ("e12") or, failing that, the first event node whose op is `name`;
+    /// A node by name ("e12") or, failing that, the first event node whose op is `name`, or the
+    /// first node whose label starts with the line `name` (a tensor's name, "0.weight");
     /// "backward:OP" looks among backward events only; "module:PATH" is the forward node of a
     /// collapsed module (or "module:PATH:backward"). -1 when none matches.
     int find_node(const std::string& name) const;

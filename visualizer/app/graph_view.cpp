@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/legend.h"
+#include "visualizer/app/node_painter.h"
 #include "visualizer/app/ui_targets.h"
 
 namespace tinyamp::viz {
@@ -40,202 +42,35 @@ struct Transform {
     ImVec2 operator()(Vec2 p) const { return {origin.x + p.x * zoom, origin.y + p.y * zoom}; }
 };
 
-struct NodeRect {
-    ImVec2 min, max;
-    ImVec2 center() const { return {(min.x + max.x) / 2, (min.y + max.y) / 2}; }
-};
+ImVec2 im(Vec2 v) { return {v.x, v.y}; }
 
-NodeRect node_rect(const NodeBox& box, const Transform& to_screen)
+// A node's box on the screen, in pixels.
+Rect screen_box(const NodeBox& box, const Transform& to_screen)
 {
     const ImVec2 c = to_screen(box.center);
-    const ImVec2 half = {box.size.x * to_screen.zoom / 2, box.size.y * to_screen.zoom / 2};
-    return {sub(c, half), add(c, half)};
+    const Vec2 half = {box.size.x * to_screen.zoom / 2, box.size.y * to_screen.zoom / 2};
+    return {{c.x - half.x, c.y - half.y}, {c.x + half.x, c.y + half.y}};
 }
 
-std::vector<ImVec2> ellipse_points(const NodeRect& r, int count = 40)
+bool contains(const Rect& outer, const Rect& inner)
 {
-    std::vector<ImVec2> points;
-    const ImVec2 c = r.center();
-    const float rx = (r.max.x - r.min.x) / 2, ry = (r.max.y - r.min.y) / 2;
-    for (int i = 0; i < count; ++i) {
-        const float a = 2.0f * 3.14159265f * float(i) / float(count);
-        points.push_back({c.x + rx * std::cos(a), c.y + ry * std::sin(a)});
-    }
-    return points;
+    return inner.min.x >= outer.min.x && inner.min.y >= outer.min.y && inner.max.x <= outer.max.x && inner.max.y <= outer.max.y;
 }
 
-// DOT's "cds" shape: a tag pointing right, as autocast's casts are drawn in the DOT export.
-std::vector<ImVec2> tag_points(const NodeRect& r)
-{
-    const float notch = (r.max.y - r.min.y) / 2;
-    return {r.min, {r.max.x - notch, r.min.y}, {r.max.x, (r.min.y + r.max.y) / 2}, {r.max.x - notch, r.max.y}, {r.min.x, r.max.y}};
-}
+Rect shifted(const Rect& r, Vec2 by) { return {{r.min.x + by.x, r.min.y + by.y}, {r.max.x + by.x, r.max.y + by.y}}; }
 
-std::vector<ImVec2> rect_points(const NodeRect& r) { return {r.min, {r.max.x, r.min.y}, r.max, {r.min.x, r.max.y}}; }
-
-void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 color, float thickness, float dash)
+// The box around an edge's control points (and arrow tip) on the screen: the curve lies inside it.
+Rect curve_box(const EdgeCurve& curve, const Transform& to_screen)
 {
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        const ImVec2 a = points[i], b = points[(i + 1) % points.size()];
-        const float len = length(sub(b, a));
-        for (float s = 0; s < len; s += 2 * dash) {
-            const float e = std::min(s + dash, len);
-            draw->AddLine(add(a, scale(sub(b, a), s / len)), add(a, scale(sub(b, a), e / len)), color, thickness);
-        }
-    }
-}
-
-// The node's label lines at the layout's size (11 points), scaled with the zoom. When that is too
-// small to read, only the first line (the op) is written, at a readable size, if it fits the box.
-void draw_label(ImDrawList* draw, ImFont* font, float size, const NodeRect& r, const std::vector<std::string>& lines, ImU32 color)
-{
-    if (lines.empty()) return;
-    constexpr float kSmallest = 9.5f;
-    // Small text reads better from the UI font (rasterized at 15 px) than from the large one shrunk.
-    if (size < 15.0f) font = ImGui::GetFont();
-    if (size < kSmallest) {
-        const ImVec2 extent = font->CalcTextSizeA(kSmallest, 1e6f, 0, lines.front().c_str());
-        if (extent.x > r.max.x - r.min.x - 2 || extent.y > r.max.y - r.min.y) return;
-        draw->AddText(font, kSmallest, {r.center().x - extent.x / 2, r.center().y - extent.y / 2}, color, lines.front().c_str());
-        return;
-    }
-    const float line_height = size * 1.15f;
-    float y = r.center().y - line_height * float(lines.size()) / 2;
-    for (const std::string& line : lines) {
-        const ImVec2 extent = font->CalcTextSizeA(size, 1e6f, 0, line.c_str());
-        draw->AddText(font, size, {r.center().x - extent.x / 2, y}, color, line.c_str());
-        y += line_height;
-    }
-}
-
-// A collapsed module, as DOT's box3d: the box with its depth drawn up and to the right, a thick
-// outline, and badges on its top edge counting its casts (magenta, like a cast's outline) and
-// the cast cache's hits (dashed).
-void draw_module_box(ImDrawList* draw, const trace::GraphNode& node, const NodeRect& r, ImU32 fill, int alpha, float zoom)
-{
-    const float depth = std::max(3.0f, 5.0f * zoom);
-    const ImU32 edge = IM_COL32(15, 15, 15, alpha);
-    draw->AddRectFilled({r.min.x + depth, r.min.y - depth}, {r.max.x + depth, r.max.y - depth}, IM_COL32(90, 90, 100, alpha));
-    draw->AddRect({r.min.x + depth, r.min.y - depth}, {r.max.x + depth, r.max.y - depth}, edge, 0, 0, 1.0f);
-    draw->AddRectFilled(r.min, r.max, fill);
-    draw->AddRect(r.min, r.max, edge, 0, 0, std::max(1.5f, 2.0f * zoom));
-    const float size = std::clamp(10.0f * zoom, 9.0f, 14.0f);
-    ImVec2 at = {r.max.x - 4, r.min.y - size * 0.6f};  // badges run leftwards from the top-right corner
-    auto badge = [&](const std::string& text, ImU32 outline, bool dashed) {
-        const ImVec2 extent = ImGui::GetFont()->CalcTextSizeA(size, 1e6f, 0, text.c_str());
-        const ImVec2 min = {at.x - extent.x - 8, at.y}, max = {at.x, at.y + extent.y + 2};
-        draw->AddRectFilled(min, max, IM_COL32(20, 20, 24, alpha), 4);
-        if (dashed)
-            dashed_outline(draw, rect_points({min, max}), outline, 1.5f, 3);
-        else
-            draw->AddRect(min, max, outline, 4, 0, 1.5f);
-        draw->AddText(ImGui::GetFont(), size, {min.x + 4, min.y + 1}, IM_COL32(235, 235, 235, alpha), text.c_str());
-        at.x = min.x - 3;
+    Rect r{{1e9f, 1e9f}, {-1e9f, -1e9f}};
+    auto extend = [&](Vec2 p) {
+        const ImVec2 q = to_screen(p);
+        r.min = {std::min(r.min.x, q.x), std::min(r.min.y, q.y)};
+        r.max = {std::max(r.max.x, q.x + 1), std::max(r.max.y, q.y + 1)};
     };
-    if (node.cache_hits > 0) badge(std::to_string(node.cache_hits) + " hit" + (node.cache_hits == 1 ? "" : "s"), IM_COL32(230, 230, 230, alpha), true);
-    if (node.casts > 0) badge(std::to_string(node.casts) + " cast" + (node.casts == 1 ? "" : "s"), hex_color(colors::kCastOutline, alpha), false);
-}
-
-void draw_node(ImDrawList* draw, ImFont* font, const trace::GraphNode& node, const NodeRect& r, bool shown, float zoom)
-{
-    const int alpha = shown ? 255 : 40;
-    const DType dtype = node.has_dtype ? node.dtype : DType::f32;
-    const ImU32 fill = node.has_dtype ? dtype_fill(dtype, alpha) : IM_COL32(220, 220, 220, alpha);
-    const ImU32 text = node.has_dtype ? dtype_text(dtype, shown ? 255 : 90) : IM_COL32(30, 30, 30, alpha);
-    const float line = std::max(1.0f, 1.2f * zoom);
-
-    std::vector<ImVec2> outline;
-    ImU32 outline_color = IM_COL32(15, 15, 15, alpha);
-    float outline_width = line;
-    switch (node.kind) {
-    case trace::NodeKind::module:
-        draw_module_box(draw, node, r, fill, alpha, zoom);
-        break;
-    case trace::NodeKind::op:
-        draw->AddRectFilled(r.min, r.max, fill, 6.0f * zoom);
-        draw->AddRect(r.min, r.max, outline_color, 6.0f * zoom, 0, outline_width);
-        break;
-    case trace::NodeKind::cast:
-        outline = tag_points(r);
-        draw->AddConvexPolyFilled(outline.data(), int(outline.size()), fill);
-        outline_color = hex_color(colors::kCastOutline, alpha);
-        outline_width = std::max(3.0f, 3.0f * zoom);
-        break;
-    case trace::NodeKind::tensor:
-        outline = ellipse_points(r);
-        draw->AddConvexPolyFilled(outline.data(), int(outline.size()), fill);
-        if (node.is_parameter) {
-            outline_color = hex_color(colors::kParameter, alpha);
-            outline_width = std::max(3.0f, 3.0f * zoom);
-        }
-        break;
-    }
-    if (!outline.empty()) {
-        if (node.cache == trace::CacheEvent::hit)
-            dashed_outline(draw, outline, outline_color, outline_width, 5.0f * std::max(zoom, 0.6f));
-        else
-            draw->AddPolyline(outline.data(), int(outline.size()), outline_color, ImDrawFlags_Closed, outline_width);
-    }
-    // A cast the cache kept for later: a white dot on its top-left corner.
-    if (node.cache == trace::CacheEvent::stored) draw->AddCircleFilled(r.min, std::max(3.5f, 4.5f * zoom), IM_COL32(255, 255, 255, alpha));
-    draw_label(draw, font, 11.0f * zoom, r, node.label, text);
-}
-
-// What the legend lists: the dtypes on nodes, in the palette's order, and which marks appear.
-struct LegendRows {
-    std::vector<DType> fills;
-    bool stores = false;
-    int count = 0;
-};
-
-LegendRows legend_rows(const trace::TraceGraph& graph)
-{
-    LegendRows rows;
-    for (const trace::GraphNode& node : graph.nodes)
-        if (node.has_dtype && std::find(rows.fills.begin(), rows.fills.end(), node.dtype) == rows.fills.end()) rows.fills.push_back(node.dtype);
-    std::sort(rows.fills.begin(), rows.fills.end(), [](DType a, DType b) {
-        return std::find(kAllDTypes.begin(), kAllDTypes.end(), a) < std::find(kAllDTypes.begin(), kAllDTypes.end(), b);
-    });
-    rows.stores = std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; });
-    rows.count = int(rows.fills.size()) + (graph.has_casts ? 1 : 0) + (rows.stores ? 1 : 0) + (graph.has_cache_hits ? 1 : 0) + 1;
-    return rows;
-}
-
-float legend_row_height() { return ImGui::GetTextLineHeight() + 4; }
-
-// The legend's box, from the canvas' top-left corner (8 px in) to its far corner.
-ImVec2 legend_corner(const trace::TraceGraph& graph) { return {8 + 190, 8 + 8 + legend_row_height() * float(legend_rows(graph).count)}; }
-
-// The legend: one swatch per dtype on a node, then the marks that are not dtypes.
-void draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph)
-{
-    const LegendRows rows = legend_rows(graph);
-    const std::vector<DType>& fills = rows.fills;
-    const bool stores = rows.stores;
-    const float row = legend_row_height();
-    draw->AddRectFilled(at, {at.x + 190, at.y + 8 + row * float(rows.count)}, IM_COL32(20, 20, 24, 220), 4);
-    ImVec2 p = {at.x + 8, at.y + 6};
-    auto swatch_row = [&](auto draw_swatch, const char* text) {
-        draw_swatch(ImVec2{p.x, p.y + 2}, ImVec2{p.x + 26, p.y + row - 4});
-        draw->AddText({p.x + 34, p.y}, IM_COL32(230, 230, 230, 255), text);
-        p.y += row;
-    };
-    for (const DType d : fills)
-        swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddRectFilled(a, b, dtype_fill(d), 3); }, dtype_name(d));
-    if (graph.has_casts)
-        swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddRect(a, b, hex_color(colors::kCastOutline), 0, 0, 2); }, "autocast cast");
-    if (stores)
-        swatch_row([&](ImVec2 a, ImVec2 b) { draw->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, 4.5f, IM_COL32(255, 255, 255, 255)); },
-                   "cast cache store");
-    if (graph.has_cache_hits)
-        swatch_row([&](ImVec2 a, ImVec2 b) { dashed_outline(draw, rect_points({a, b}), IM_COL32(230, 230, 230, 255), 1.5f, 3); },
-                   "cast cache hit");
-    swatch_row(
-        [&](ImVec2 a, ImVec2 b) {
-            const std::vector<ImVec2> ring = ellipse_points({a, b}, 24);
-            draw->AddPolyline(ring.data(), int(ring.size()), hex_color(colors::kParameter), ImDrawFlags_Closed, 2);
-        },
-        "parameter (weight)");
+    for (const Vec2 p : curve.points) extend(p);
+    if (curve.has_arrow) extend(curve.arrow_tip);
+    return r;
 }
 
 void draw_edge(ImDrawList* draw, const EdgeCurve& curve, const Transform& to_screen, ImU32 color, float width)
@@ -284,24 +119,66 @@ bool whole_drawing_shown(const Camera& view, const Rect& all, Vec2 canvas)
     return all.min.x >= seen.min.x && all.min.y >= seen.min.y && all.max.x <= seen.max.x && all.max.y <= seen.max.y;
 }
 
-// The minimap in the canvas' bottom-right corner, shown while part of the graph is out of view:
-// every node as a speck of its dtype's color and the part the canvas shows as a white frame. A
-// click or drag on it centres the view there. `bounds` is drawing_bounds(layout).
-void draw_minimap(ImDrawList* draw, const Layout& layout, const Rect& bounds, const trace::TraceGraph& graph, Camera& view, ImVec2 canvas_min,
-                  ImVec2 canvas_size, bool& dragging)
+// The legend's box, in canvas pixels (half an em in from the corner), or none when it is hidden.
+Rect legend_box(const trace::TraceGraph& graph, const GraphCamera& camera)
 {
-    const Minimap map = make_minimap(bounds, {160, std::min(160.0f, canvas_size.y / 3)});
-    const ImVec2 at = {canvas_min.x + canvas_size.x - map.size.x - 12, canvas_min.y + canvas_size.y - map.size.y - 12};
+    if (!camera.show_legend) return {};
+    const float em = ImGui::GetFontSize();
+    const ImVec2 size = legend_size(graph, camera.legend_folded);
+    return {{em / 2, em / 2}, {em / 2 + size.x, em / 2 + size.y}};
+}
+
+// The minimap's map of `bounds`, and its frame (the map with a border) under the legend, in canvas
+// pixels. Its lengths follow the UI font's size (the UI scale).
+struct MinimapPlace {
+    Minimap map;
+    Rect frame;
+};
+MinimapPlace place_minimap(const Rect& bounds, Vec2 canvas, const Rect& legend)
+{
+    const float em = ImGui::GetFontSize(), border = 0.25f * em;
+    MinimapPlace place;
+    place.map = make_minimap(bounds, {10.7f * em, std::min(10.7f * em, canvas.y / 3)});
+    const Vec2 at = {em / 2, legend.max.y + em / 2};
+    place.frame = {at, {at.x + place.map.size.x + 2 * border, at.y + place.map.size.y + 2 * border}};
+    return place;
+}
+
+// The first view (the fit, at no less than the readable zoom; with --zoom, its factor and centred
+// on `focus`, the node the inspector shows). A drawing larger than the canvas is placed clear of
+// the legend and of the minimap under it, which is then shown.
+void set_first_view(GraphCamera& camera, const Layout& layout, const trace::TraceGraph& graph, int focus, const Rect& bounds, Vec2 canvas)
+{
+    const Rect legend = legend_box(graph, camera);
+    const Rect minimap = place_minimap(bounds, canvas, legend).frame;
+    const Vec2 overlays = camera.show_minimap ? Vec2{std::max(legend.max.x, minimap.max.x), minimap.max.y} : legend.max;
+    const float readable = readable_zoom(layout, graph, text_width_at_size_1, face_style());
+    camera.view = first_view(bounds, canvas, legend.max, readable, overlays);
+    if (camera.center_first_view && focus >= 0) {  // --zoom: on the inspected node, closer or farther
+        camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
+        const Rect node = node_bounds(layout.nodes[std::size_t(focus)]);
+        camera.view = center_on(camera.view, {(node.min.x + node.max.x) / 2, (node.min.y + node.max.y) / 2}, canvas);
+    }
+}
+
+// The minimap, shown while part of the graph is out of view: every node as a speck of its dtype's
+// color and the part the canvas shows as a white frame. A click or drag on it centres the view
+// there. `bounds` is drawing_bounds(layout); `place` is in canvas pixels.
+void draw_minimap(ImDrawList* draw, const Layout& layout, const trace::TraceGraph& graph, Camera& view, ImVec2 canvas_min, Vec2 canvas,
+                  const MinimapPlace& place, bool& dragging)
+{
+    const Minimap& map = place.map;
+    const ImVec2 frame_min = add(canvas_min, im(place.frame.min)), frame_max = add(canvas_min, im(place.frame.max));
+    const ImVec2 at = {(frame_min.x + frame_max.x - map.size.x) / 2, (frame_min.y + frame_max.y - map.size.y) / 2};
     auto to_screen = [&](Vec2 p) { const Vec2 m = map.to_map(p); return ImVec2{at.x + m.x, at.y + m.y}; };
-    draw->AddRectFilled(sub(at, {4, 4}), add(at, {map.size.x + 4, map.size.y + 4}), IM_COL32(20, 20, 24, 220), 4);
+    draw->AddRectFilled(frame_min, frame_max, IM_COL32(20, 20, 24, 220), 4);
     for (std::size_t i = 0; i < layout.nodes.size(); ++i) {
         const Rect box = node_bounds(layout.nodes[i]);
-        const trace::GraphNode& node = graph.nodes[i];
         ImVec2 a = to_screen(box.min), b = to_screen(box.max);
         b = {std::max(b.x, a.x + 1.5f), std::max(b.y, a.y + 1.5f)};  // never thinner than a pixel and a half
-        draw->AddRectFilled(a, b, node.has_dtype ? dtype_fill(node.dtype) : IM_COL32(220, 220, 220, 255));
+        draw->AddRectFilled(a, b, node_fill(graph.nodes[i], true));
     }
-    const Rect seen = visible_region(view, {canvas_size.x, canvas_size.y});
+    const Rect seen = visible_region(view, canvas);
     draw->PushClipRect(sub(at, {2, 2}), add(at, {map.size.x + 2, map.size.y + 2}), true);
     draw->AddRect(to_screen(seen.min), to_screen(seen.max), IM_COL32(255, 255, 255, 255), 0, 0, 1.5f);
     draw->PopClipRect();
@@ -312,7 +189,7 @@ void draw_minimap(ImDrawList* draw, const Layout& layout, const Rect& bounds, co
     if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging = false;
     if (dragging) {
         const ImVec2 m = {std::clamp(io.MousePos.x - at.x, 0.0f, map.size.x), std::clamp(io.MousePos.y - at.y, 0.0f, map.size.y)};
-        view = center_on(view, map.to_layout({m.x, m.y}), {canvas_size.x, canvas_size.y});
+        view = center_on(view, map.to_layout({m.x, m.y}), canvas);
     }
 }
 
@@ -347,6 +224,7 @@ struct ModuleRequest {
     enum class Kind { none, expand, collapse, set } kind = Kind::none;
     std::string module;               // expand / collapse
     std::set<std::string> collapsed;  // set
+    trace::Phase phase = trace::Phase::forward;  // expand: the clicked box's pass, whose new frame the view centres on
 };
 
 // The modules C folds: those folded at first, or (when none was) every top-level module.
@@ -365,15 +243,17 @@ void draw_module_buttons(const Document& document, ModuleRequest& request)
     if (document.graph().modules.empty()) return;
     // On the toolbar's row when they fit there, else on a row of their own.
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float width = ImGui::CalcTextSize("Fold modules (C)Unfold all (E)").x + 4 * style.FramePadding.x + 2 * style.ItemSpacing.x;
+    const float width = ImGui::CalcTextSize("Fold (C)Unfold (E)").x + 4 * style.FramePadding.x + 2 * style.ItemSpacing.x;
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
-    if (ImGui::SmallButton("Fold modules (C)")) request = {ModuleRequest::Kind::set, "", folded_modules(document)};
-    note_item("Fold modules (C)");
+    constexpr const char* kHow = "modules: click a folded module's box to unfold it, the title of its frame to fold it again";
+    if (ImGui::SmallButton("Fold (C)")) request = {ModuleRequest::Kind::set, "", folded_modules(document)};
+    note_item("Fold (C)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("fold the model's layers, one box each; %s", kHow);
     ImGui::SameLine();
-    if (ImGui::SmallButton("Unfold all (E)")) request = {ModuleRequest::Kind::set, "", {}};
-    note_item("Unfold all (E)");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("click a module's box to unfold it, the title of its frame to fold it again");
+    if (ImGui::SmallButton("Unfold (E)")) request = {ModuleRequest::Kind::set, "", {}};
+    note_item("Unfold (E)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("unfold every module; %s", kHow);
 }
 
 // A module cluster's title, where a click folds it: its text's box at the frame's top-left, or
@@ -403,8 +283,9 @@ void apply_module_request(Document& document, GraphCamera& camera, const ModuleR
     }
     camera.followed_node = document.stepper().current_node();  // the node indices changed: no jump
     if (request.kind != ModuleRequest::Kind::expand) return;
+    const char phase = request.phase == trace::Phase::forward ? 'f' : 'b';  // the frame where the clicked box was
     for (const ClusterBox& cluster : document.layout().clusters)
-        if (cluster.module == request.module)
+        if (cluster.module == request.module && cluster.name.back() == phase)
             return void(camera.view = center_on(camera.view, {(cluster.min.x + cluster.max.x) / 2, (cluster.min.y + cluster.max.y) / 2}, canvas));
 }
 
@@ -424,16 +305,12 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
     const ImVec2 canvas_max = add(canvas_min, canvas_size);
     const Vec2 canvas = {canvas_size.x, canvas_size.y};
+    camera.canvas_size = canvas;
     const Rect bounds = drawing_bounds(layout);  // once a frame: the fit, the minimap and whether to show it use it
-    if (camera.fit_pending) {  // the whole graph, none of it under the legend
-        const ImVec2 legend = camera.show_legend ? legend_corner(graph) : ImVec2{0, 0};
-        camera.view = fit(bounds, canvas, {legend.x, legend.y});
-        if (camera.zoom_after_fit != 1.0f && stepper.current_node() >= 0) {  // --zoom: closer, on the timeline's node
-            camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
-            const Rect node = node_bounds(layout.nodes[std::size_t(stepper.current_node())]);
-            camera.view = center_on(camera.view, {(node.min.x + node.max.x) / 2, (node.min.y + node.max.y) / 2}, canvas);
-        }
+    if (camera.fit_pending) {  // the whole graph if it can be read, none of it under the legend or the minimap
+        set_first_view(camera, layout, graph, document.selected() >= 0 ? document.selected() : stepper.current_node(), bounds, canvas);
         camera.zoom_after_fit = 1.0f;
+        camera.center_first_view = false;
         camera.fit_pending = false;
         camera.followed_node = stepper.current_node();
     }
@@ -483,11 +360,13 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     }
 
     // Edges first, so nodes sit on top of their ends.
+    const Rect canvas_box{{canvas_min.x, canvas_min.y}, {canvas_max.x, canvas_max.y}};
     int hovered_edge = -1;
     float hovered_distance = 6.0f;
     for (std::size_t i = 0; i < graph.edges.size(); ++i) {
         const bool shown = stepper.edge_shown(int(i));
         const trace::TensorInfo& t = graph.edges[i].tensor;
+        if (!overlaps(curve_box(layout.edges[i], to_screen), canvas_box)) continue;  // off the canvas
         draw_edge(draw, layout.edges[i], to_screen, dtype_fill(t.dtype, shown ? 230 : 35), std::max(1.0f, 1.5f * camera.view.zoom));
         if (hovered) {
             const float d = edge_distance(layout.edges[i], to_screen, io.MousePos);
@@ -499,26 +378,44 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     }
 
     int hovered_node = -1;
+    const FaceStyle style = face_style();
+    if (camera.record_drawn) camera.drawn = {};
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        const NodeRect r = node_rect(layout.nodes[i], to_screen);
-        draw_node(draw, graph_font, graph.nodes[i], r, stepper.node_shown(int(i)), camera.view.zoom);
-        if (hovered && ImGui::IsMouseHoveringRect(r.min, r.max)) hovered_node = int(i);
+        const Rect box = screen_box(layout.nodes[i], to_screen);
+        if (!overlaps(box, canvas_box)) continue;  // off the canvas: nothing to draw
+        const NodeFace face = node_face(graph.nodes[i].kind, box, camera.view.zoom, style);
+        const bool shown = stepper.node_shown(int(i));
+        draw_node(draw, graph_font, graph.nodes[i], box, face, shown, camera.view.zoom, style);
+        if (hovered && ImGui::IsMouseHoveringRect(im(box.min), im(box.max))) hovered_node = int(i);
+        if (camera.record_drawn && contains(canvas_box, box))
+            camera.drawn.nodes.push_back({int(i), box, face, node_fill(graph.nodes[i], shown)});
     }
 
     // The timeline's current event and the inspected node, ringed.
     auto ring = [&](int node, const char* color, float grow, float width) {
         if (node < 0) return;
-        NodeRect r = node_rect(layout.nodes[std::size_t(node)], to_screen);
-        r.min = sub(r.min, {grow, grow});
-        r.max = add(r.max, {grow, grow});
-        draw->AddRect(r.min, r.max, hex_color(color), 8, 0, width);
+        const Rect r = screen_box(layout.nodes[std::size_t(node)], to_screen);
+        draw->AddRect({r.min.x - grow, r.min.y - grow}, {r.max.x + grow, r.max.y + grow}, hex_color(color), 8, 0, width);
     };
     ring(stepper.current_node(), colors::kCurrent, 4, 2.5f);
     if (document.selected() >= 0) ring(document.selected(), colors::kSelected, 8, 2.0f);
 
-    if (camera.show_legend) draw_legend(draw, {canvas_min.x + 8, canvas_min.y + 8}, graph);
-    if (camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas))
-        draw_minimap(draw, layout, bounds, graph, camera.view, canvas_min, canvas_size, camera.minimap_dragging);
+    bool legend_clicked = false;
+    if (camera.show_legend) {
+        const Rect legend = shifted(legend_box(graph, camera), camera.canvas_origin);
+        const Rect header = draw_legend(draw, im(legend.min), graph, camera.legend_folded);
+        note_rect("dtypes", im(header.min), im(header.max));
+        if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && ImGui::IsMouseHoveringRect(im(header.min), im(header.max))) {
+            camera.legend_folded = !camera.legend_folded;  // the next frame draws it folded (or open)
+            legend_clicked = true;
+        }
+        if (camera.record_drawn) camera.drawn.legend = legend;
+    }
+    if (camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas)) {
+        const MinimapPlace place = place_minimap(bounds, canvas, legend_box(graph, camera));
+        draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas, place, camera.minimap_dragging);
+        if (camera.record_drawn) camera.drawn.minimap = shifted(place.frame, camera.canvas_origin);
+    }
     draw->PopClipRect();
 
     if (hovered_node >= 0) {
@@ -532,16 +429,16 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
             ImGui::PopTextWrapPos();
         }
         ImGui::EndTooltip();
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging) {
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging && !legend_clicked) {
             if (node.kind == trace::NodeKind::module)  // a folded module: unfold it
-                module_request = {ModuleRequest::Kind::expand, node.module, {}};
+                module_request = {ModuleRequest::Kind::expand, node.module, {}, node.phase};
             else
                 document.select(hovered_node);
         }
     } else if (hovered_title >= 0) {
         const ClusterBox& cluster = layout.clusters[std::size_t(hovered_title)];
         ImGui::SetTooltip("module %s: click to fold it into one box", cluster.label.c_str());
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging)
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging && !legend_clicked)
             module_request = {ModuleRequest::Kind::collapse, cluster.module, {}};
     } else if (hovered_edge >= 0) {
         const trace::GraphEdge& edge = graph.edges[std::size_t(hovered_edge)];
@@ -550,7 +447,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         ImGui::TextDisabled("%s -> %s (input %d)", graph.nodes[std::size_t(edge.from)].label.front().c_str(),
                             graph.nodes[std::size_t(edge.to)].label.front().c_str(), edge.slot);
         ImGui::EndTooltip();
-    } else if (hovered && !camera.minimap_dragging && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    } else if (hovered && !camera.minimap_dragging && !legend_clicked && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
         document.select(-1);  // a click on empty canvas: the inspector follows the timeline again
     }
     apply_module_request(document, camera, module_request, canvas);

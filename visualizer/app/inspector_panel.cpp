@@ -1,4 +1,5 @@
 #include "visualizer/app/inspector_panel.h"
+#include "visualizer/app/ui_scale.h"
 
 #include <imgui.h>
 
@@ -60,9 +61,9 @@ std::string percent(double share)
 void log2_histogram(const trace::ValueStats& stats)
 {
     const trace::Log2Histogram& h = stats.log2_abs;
-    const float width = ImGui::GetContentRegionAvail().x, height = 150;
+    const float width = ImGui::GetContentRegionAvail().x, height = ui_px(150);
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy({width, height + 34});
+    ImGui::Dummy({width, height + ui_px(34)});
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->AddRectFilled(p, {p.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
     if (h.counts.empty()) {
@@ -107,12 +108,12 @@ void log2_histogram(const trace::ValueStats& stats)
     for (int e = (lo / 8) * 8; e <= hi; e += 8) {
         if (e < lo) continue;
         const std::string tick = "2^" + std::to_string(e);
-        draw->AddLine({x_of(e), p.y + height}, {x_of(e), p.y + height + 4}, IM_COL32(180, 180, 180, 255));
-        const float text_x = std::min(x_of(e) - 10, p.x + width - ImGui::CalcTextSize(tick.c_str()).x);
-        draw->AddText({text_x, p.y + height + 5}, IM_COL32(180, 180, 180, 255), tick.c_str());
+        draw->AddLine({x_of(e), p.y + height}, {x_of(e), p.y + height + ui_px(4)}, IM_COL32(180, 180, 180, 255));
+        const float text_x = std::min(x_of(e) - ui_px(10), p.x + width - ImGui::CalcTextSize(tick.c_str()).x);
+        draw->AddText({text_x, p.y + height + ui_px(5)}, IM_COL32(180, 180, 180, 255), tick.c_str());
     }
     if (bf16.smallest_subnormal < std::ldexp(1.0, lo))
-        draw->AddText({p.x, p.y + height + 19}, IM_COL32(255, 127, 14, 255), "bf16's range (2^-133 .. 2^128) covers all of this chart");
+        draw->AddText({p.x, p.y + height + ui_px(19)}, IM_COL32(255, 127, 14, 255), "bf16's range (2^-133 .. 2^128) covers all of this chart");
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tinyamp/core/atomic_file.h"
+#include "visualizer/app/node_boxes.h"
 #include "visualizer/app/platform.h"
 #include "visualizer/app/script_driver.h"
 #include "visualizer/app/viz_app.h"
@@ -52,7 +54,7 @@ int main(int argc, char** argv)
     const Clock::time_point started = Clock::now();
     CLI::App cli{"tinyamp-viz: the computation graph colored by dtype, stepped forward and backward"};
     AppOptions options;
-    std::string screenshot, script, size = "1280x800";
+    std::string screenshot, script, node_boxes, size = "1280x800";
     int frames = 0;
     bool timing = false, list = false, print_trace = false;
     cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
@@ -62,14 +64,21 @@ int main(int argc, char** argv)
     cli.add_option("--select", options.select, "a node to inspect: e12, an op such as linear, or backward:OP");
     cli.add_option("--tab", options.tab, "the left panel's tab: scenario, policy or file")->capture_default_str();
     cli.add_option("--screenshot", screenshot, "headless: render --frames frames offscreen, write the last as this PNG, exit");
+    cli.add_option("--node-boxes", node_boxes,
+                   "with --screenshot: write the last frame's node boxes, legend and minimap, in pixels, to this file (for viz_screenshot_check --labels)");
     cli.add_option("--frames", frames, "frames to render headless (default 3 with --screenshot)")->check(CLI::PositiveNumber);
     cli.add_option("--size", size, "window size WIDTHxHEIGHT")->capture_default_str();
-    cli.add_option("--zoom", options.zoom, "the first view, as a factor of the fitted zoom, about the timeline's node (default 1)");
+    std::string ui_scale_text = "1";
+    cli.add_option("--ui-scale", ui_scale_text, "text and widgets this many times larger, 0.75 to 3 (2 for a HiDPI screen)")->capture_default_str();
+    double zoom = 1;
+    CLI::Option* zoom_option =
+        cli.add_option("--zoom", zoom, "the first view centred on the inspected node (--select, else the timeline's), at this factor of its zoom");
     cli.add_option("--script", script, "headless: use the GUI as a script says (clicks, wheel, keys through SDL) and check what it shows; exit 1 if a check fails");
     cli.add_flag("--timing", timing, "print the start-up time and the frame times (median, 90th percentile)");
     cli.add_flag("--list-scenarios", list, "print the scenario names and exit");
     cli.add_flag("--print-trace", print_trace, "print the trace's events, one per line, and exit (no window)");
     CLI11_PARSE(cli, argc, argv);
+    if (zoom_option->count() > 0) options.zoom = zoom;
 
     if (list) {
         for (const std::string& name : Scenario::names()) std::printf("%s\n", name.c_str());
@@ -95,6 +104,19 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "tinyamp-viz: --size '%s' is not WIDTHxHEIGHT of at least 320x240 (e.g. 1280x800)\n", size.c_str());
         return 2;
     }
+    char* scale_end = nullptr;
+    const float ui_scale = std::strtof(ui_scale_text.c_str(), &scale_end);
+    if (ui_scale_text.empty() || *scale_end != '\0' || !(ui_scale >= 0.75f && ui_scale <= 3.0f)) {
+        std::fprintf(stderr, "tinyamp-viz: --ui-scale '%s' is not a number from 0.75 to 3 (1: 15 px text; 2 for a HiDPI screen)\n",
+                     ui_scale_text.c_str());
+        return 2;
+    }
+    platform_options.ui_scale = ui_scale;
+    if (!node_boxes.empty() && screenshot.empty()) {
+        std::fprintf(stderr, "tinyamp-viz: --node-boxes describes a screenshot: give --screenshot too\n");
+        return 2;
+    }
+    options.record_drawn = !node_boxes.empty();
     const bool headless = !screenshot.empty() || frames > 0 || !script.empty();
     if (!screenshot.empty() && frames == 0) frames = 3;
     platform_options.headless = headless;
@@ -145,6 +167,7 @@ int main(int argc, char** argv)
             std::printf("tinyamp-viz: script %s: %d check(s) failed\n", script.c_str(), driver->failures());
             if (driver->failures() > 0 || !driver->done()) return 1;
         }
+        if (!node_boxes.empty()) io::write_file_atomically(node_boxes, node_boxes_text(app.camera().drawn, app.document().graph()));
         if (!screenshot.empty())
             std::printf("tinyamp-viz: wrote %s (%dx%d, %d frames, video driver %s, %zu nodes)\n", screenshot.c_str(), platform_options.width,
                         platform_options.height, frames, platform.video_driver().c_str(), app.document().graph().nodes.size());

@@ -62,16 +62,18 @@ Platform::Platform(const PlatformOptions& options)
     io.IniFilename = nullptr;  // no imgui.ini: every start looks the same
     ImGui::StyleColorsDark();
     ImGui::GetStyle().WindowRounding = 0;
+    ImGui::GetStyle().ScaleAllSizes(options.ui_scale);  // padding, spacing, scrollbars, ...
 
     static ImVector<ImWchar> ranges;  // must outlive the font atlas build
     if (ranges.empty()) {
         ImFontGlyphRangesBuilder builder;
         builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
-        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀");
+        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀▾▸");
         builder.BuildRanges(&ranges);
     }
-    ui_font_ = load_font(15.0f, ranges.Data);
-    graph_font_ = load_font(28.0f, ranges.Data);
+    // Rasterized at the scaled size: sharp text, where ImGui's FontGlobalScale would stretch pixels.
+    ui_font_ = load_font(15.0f * options.ui_scale, ranges.Data);
+    graph_font_ = load_font(28.0f * options.ui_scale, ranges.Data);
 
     ImGui_ImplSDL2_InitForOpenGL(window_, gl_context_);
     ImGui_ImplOpenGL3_Init("#version 130");

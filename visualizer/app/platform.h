@@ -12,6 +12,7 @@ struct PlatformOptions {
     int width = 1280;
     int height = 800;
     bool headless = false;  ///< no vsync, a hidden window: frames are rendered only to be read back
+    float ui_scale = 1.0f;  ///< fonts loaded this many times larger, and ImGui's style sizes scaled (--ui-scale)
 };
 
 class Platform {

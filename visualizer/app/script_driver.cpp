@@ -62,6 +62,17 @@ ImVec2 node_center(const VizApp& app, const std::string& name, int line)
     return {camera.canvas_origin.x + c.x, camera.canvas_origin.y + c.y};
 }
 
+// node_center(), for the mouse to go to: a node outside the canvas cannot be pointed at.
+ImVec2 visible_node_center(const VizApp& app, const std::string& name, int line)
+{
+    const ImVec2 p = node_center(app, name, line);
+    const GraphCamera& camera = app.camera();
+    const Vec2 c = {p.x - camera.canvas_origin.x, p.y - camera.canvas_origin.y};
+    TINYAMP_CHECK(c.x >= 0 && c.y >= 0 && c.x < camera.canvas_size.x && c.y < camera.canvas_size.y, value, "script line ", line, ": node '", name,
+                  "' is outside the canvas (at ", c.x, ", ", c.y, "): move the view first (drag, wheel, key f)");
+    return p;
+}
+
 // A point on the title of unfolded module `path`'s forward frame, in window pixels: where a
 // click folds it (graph_view.cpp draws the title at the frame's top-left).
 ImVec2 module_title_point(const VizApp& app, const std::string& path, int line)
@@ -126,7 +137,7 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
     };
     if (name == "move" && f == 0) move(std::stof(c.words[1]), std::stof(c.words[2]));
     if (name == "move-to-node" && f == 0) {
-        const ImVec2 p = node_center(app, rest_of(c.words, 1), c.line);
+        const ImVec2 p = visible_node_center(app, rest_of(c.words, 1), c.line);
         move(p.x, p.y);
     }
     if (name == "move-to-module-title" && f == 0) {
@@ -213,9 +224,12 @@ void ScriptDriver::after_frame(const VizApp& app)
                 holds = doc.graph().module_index(value) >= 0 && folded == (what == "folded");
                 seen = doc.graph().module_index(value) < 0 ? "no such module" : folded ? "folded" : "unfolded";
                 seen += ", " + std::to_string(doc.collapsed().size()) + " folded, " + std::to_string(doc.graph().nodes.size()) + " nodes";
+            } else if (what == "legend") {
+                seen = app.camera().legend_folded ? "folded" : "open";
+                holds = value == seen;
             } else {
                 TINYAMP_FAIL(value, "script line ", c.line, ": 'expect ", what,
-                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, folded, unfolded)");
+                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, folded, unfolded, legend)");
             }
             std::printf("%s: line %d: expect %s%s%s (%s)\n", holds ? "ok" : "FAILED", c.line, what.c_str(), value.empty() ? "" : " ",
                         value.c_str(), seen.c_str());

@@ -1,4 +1,5 @@
 #include "visualizer/app/timeline_bar.h"
+#include "visualizer/app/ui_scale.h"
 
 #include <imgui.h>
 
@@ -73,7 +74,7 @@ void draw_timeline(Document& document)
     note_item("backward pass");
     ImGui::SameLine();
     float speed = float(stepper.speed());
-    ImGui::SetNextItemWidth(110);
+    ImGui::SetNextItemWidth(ui_px(110));
     if (ImGui::SliderFloat("events/s", &speed, 0.5f, 30.0f, "%.1f", ImGuiSliderFlags_Logarithmic)) stepper.set_speed(speed);
     ImGui::SameLine();
 

@@ -13,11 +13,9 @@ std::map<std::string, ImVec2>& centers()
 
 }  // namespace
 
-void note_item(const std::string& label)
-{
-    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    centers()[label] = {(a.x + b.x) / 2, (a.y + b.y) / 2};
-}
+void note_item(const std::string& label) { note_rect(label, ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
+
+void note_rect(const std::string& label, ImVec2 min, ImVec2 max) { centers()[label] = {(min.x + max.x) / 2, (min.y + max.y) / 2}; }
 
 std::optional<ImVec2> item_center(const std::string& label)
 {

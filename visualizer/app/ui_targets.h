@@ -10,6 +10,8 @@ namespace tinyamp::viz {
 
 /// Remembers the rectangle of ImGui's last item (call right after the button) under `label`.
 void note_item(const std::string& label);
+/// Remembers a drawn (not ImGui item) target, such as the legend's header, under `label`.
+void note_rect(const std::string& label, ImVec2 min, ImVec2 max);
 /// The centre of the item noted as `label` in the last frame that drew it, or nullopt.
 std::optional<ImVec2> item_center(const std::string& label);
 

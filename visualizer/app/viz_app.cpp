@@ -12,6 +12,8 @@
 #include "visualizer/app/curves_panel.h"
 #include "visualizer/app/inspector_panel.h"
 #include "visualizer/app/timeline_bar.h"
+#include "visualizer/app/ui_scale.h"
+#include "visualizer/model/panel_widths.h"
 
 namespace tinyamp::viz {
 namespace {
@@ -27,8 +29,6 @@ void place_timeline(Stepper& stepper, const std::string& position)
                   "' is not understood: use end, start, backward or a number of events");
     stepper.seek(n);
 }
-
-constexpr float kLeftWidth = 330, kRightWidth = 380;
 
 }  // namespace
 
@@ -50,8 +50,12 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
                       "' names no node: use a node name such as e12, an op such as linear, or backward:OP");
         document_->select(node);
     }
-    TINYAMP_CHECK(options.zoom > 0, value, "--zoom ", options.zoom, " is not a positive factor (1 = the whole graph fitted, 4 = four times closer)");
-    camera_.zoom_after_fit = float(options.zoom);
+    if (options.zoom) {
+        TINYAMP_CHECK(*options.zoom > 0, value, "--zoom ", *options.zoom, " is not a positive factor (1 = the first view's zoom, 4 = four times closer)");
+        camera_.zoom_after_fit = float(*options.zoom);
+        camera_.center_first_view = true;
+    }
+    camera_.record_drawn = options.record_drawn;
     path_input_ = options.trace_path;
 }
 
@@ -147,9 +151,9 @@ void VizApp::draw_file_tab()
     }
 }
 
-void VizApp::draw_left_panel(float height)
+void VizApp::draw_left_panel(float width, float height)
 {
-    ImGui::BeginChild("left", {kLeftWidth, height}, true);
+    ImGui::BeginChild("left", {width, height}, true);
     if (ImGui::BeginTabBar("left_tabs")) {
         auto tab = [&](const char* label, const char* key) {
             const ImGuiTabItemFlags flags = tab_pending_ && tab_ == key ? ImGuiTabItemFlags_SetSelected : 0;
@@ -186,7 +190,7 @@ void VizApp::draw_left_panel(float height)
     tab_pending_ = false;
     if (scenario_) {
         ImGui::Separator();
-        draw_curves(scenario_->history(), 125);
+        draw_curves(scenario_->history(), ui_px(125));
     }
     ImGui::EndChild();
 }
@@ -208,14 +212,15 @@ void VizApp::frame(double seconds, float width, float height)
     draw_timeline(*document_);
 
     const float body = ImGui::GetContentRegionAvail().y;
-    draw_left_panel(body);
+    const PanelWidths panels = panel_widths(width, ui_scale());
+    draw_left_panel(panels.left, body);
     ImGui::SameLine();
-    const float graph_width = ImGui::GetContentRegionAvail().x - kRightWidth - ImGui::GetStyle().ItemSpacing.x;
+    const float graph_width = ImGui::GetContentRegionAvail().x - panels.right - ImGui::GetStyle().ItemSpacing.x;
     ImGui::BeginChild("graph", {graph_width, body}, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_graph_view(*document_, camera_, graph_font_);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("inspector", {kRightWidth, body}, true);
+    ImGui::BeginChild("inspector", {panels.right, body}, true);
     draw_inspector(*document_);
     ImGui::EndChild();
     ImGui::End();

@@ -4,6 +4,7 @@
 // It shows either a live scenario (trained a step at a time) or a trace JSON file.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "visualizer/app/document.h"
@@ -21,7 +22,8 @@ struct AppOptions {
     std::string position = "end";       ///< the timeline: "end", "start", "backward" or a number of events
     std::string select;                 ///< a node to inspect: "e12", an op name, or "backward:OP"
     std::string tab = "scenario";       ///< the left panel's tab: scenario, policy, file
-    double zoom = 1.0;                  ///< the first view: the fitted zoom times this, about the timeline's node
+    std::optional<double> zoom;         ///< when set, the first view is centred on the inspected node, its zoom times this
+    bool record_drawn = false;          ///< keep each frame's node boxes (camera().drawn) for --node-boxes
 };
 
 class VizApp {
@@ -44,7 +46,7 @@ private:
     void restart(const ScenarioOptions& options);
     void train(std::int64_t steps);
     void set_message(std::string text, bool error);
-    void draw_left_panel(float height);
+    void draw_left_panel(float width, float height);
     void draw_file_tab();
 
     std::unique_ptr<Scenario> scenario_;  // null while a trace file is shown

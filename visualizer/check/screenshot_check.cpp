@@ -6,6 +6,7 @@
 // The scenario is rebuilt here from its name and seed, independently of the app.
 //
 //     viz_screenshot_check shot.png --scenario mlp-bf16 [--steps K]
+//     viz_screenshot_check shot.png --labels boxes.txt   (check/label_check.h)
 #include <stb_image.h>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "tinyamp/trace/trace_graph.h"
 #include "visualizer/app/colors.h"
+#include "visualizer/check/label_check.h"
 #include "visualizer/scenarios/scenario.h"
 
 using namespace tinyamp;
@@ -37,9 +39,23 @@ int fail(const std::string& what)
 
 int main(int argc, char** argv)
 {
-    if (argc < 4 || std::string(argv[2]) != "--scenario") {
-        std::fprintf(stderr, "usage: viz_screenshot_check SHOT.png --scenario NAME [--steps K]\n");
+    if (argc < 4 || (std::string(argv[2]) != "--scenario" && std::string(argv[2]) != "--labels")) {
+        std::fprintf(stderr, "usage: viz_screenshot_check SHOT.png --scenario NAME [--steps K]\n"
+                             "       viz_screenshot_check SHOT.png --labels BOXES\n");
         return 2;
+    }
+    if (std::string(argv[2]) == "--labels") {
+        try {
+            int width = 0, height = 0, channels = 0;
+            unsigned char* pixels = stbi_load(argv[1], &width, &height, &channels, 3);
+            if (!pixels) return fail(std::string("cannot read '") + argv[1] + "' as an image");
+            const int failures = viz::check::check_labels(pixels, width, height, argv[3]);
+            stbi_image_free(pixels);
+            if (failures == 0) std::printf("viz_screenshot_check: %s passes: every listed node has its label\n", argv[1]);
+            return failures == 0 ? 0 : 1;
+        } catch (const std::exception& e) {
+            return fail(e.what());
+        }
     }
     const std::string png = argv[1], scenario_name = argv[3];
     const long steps = argc >= 6 && std::string(argv[4]) == "--steps" ? std::atol(argv[5]) : 0;

@@ -25,23 +25,56 @@ Rect drawing_bounds(const Layout& layout)
     return r;
 }
 
+namespace {
+
+// Right of the corner box, or below it (a box of {0, 0} leaves the whole canvas).
+struct Region {
+    Vec2 min, size;
+};
+Region right_of(Vec2 canvas, Vec2 keep_clear) { return {{keep_clear.x, 0}, {canvas.x - keep_clear.x, canvas.y}}; }
+Region below(Vec2 canvas, Vec2 keep_clear) { return {{0, keep_clear.y}, {canvas.x, canvas.y - keep_clear.y}}; }
+
+Vec2 drawing_size(const Rect& bounds) { return {std::max(bounds.width(), 1.0f), std::max(bounds.height(), 1.0f)}; }
+
+// Where the drawing's top-left goes along one axis: centred in the region when it fits, else `margin` in.
+float place(float region_min, float region_extent, float drawing_extent, float margin)
+{
+    const float centred = (region_extent - drawing_extent) / 2;
+    return region_min + (drawing_extent <= region_extent - 2 * margin ? centred : margin);
+}
+
+}  // namespace
+
 Camera fit(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float margin)
 {
-    const Vec2 size = {std::max(bounds.width(), 1.0f), std::max(bounds.height(), 1.0f)};
-    // The free region: right of the corner box, or below it (a box of {0, 0} leaves the whole canvas).
-    struct Region {
-        Vec2 min, size;
-    };
-    const Region right{{keep_clear.x, 0}, {canvas.x - keep_clear.x, canvas.y}};
-    const Region below{{0, keep_clear.y}, {canvas.x, canvas.y - keep_clear.y}};
+    const Vec2 size = drawing_size(bounds);
     auto zoom_in = [&](const Region& region) {
         return std::min((region.size.x - 2 * margin) / size.x, (region.size.y - 2 * margin) / size.y);
     };
-    const Region& region = zoom_in(right) >= zoom_in(below) ? right : below;
+    const Region right = right_of(canvas, keep_clear), under = below(canvas, keep_clear);
+    const Region& region = zoom_in(right) >= zoom_in(under) ? right : under;
     Camera camera;
     camera.zoom = std::clamp(zoom_in(region), kMinZoom, kMaxFitZoom);
     camera.offset = {region.min.x + (region.size.x - size.x * camera.zoom) / 2 - bounds.min.x * camera.zoom,
                      region.min.y + (region.size.y - size.y * camera.zoom) / 2 - bounds.min.y * camera.zoom};
+    return camera;
+}
+
+Camera first_view(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float readable, Vec2 keep_clear_larger, float margin)
+{
+    const Camera fitted = fit(bounds, canvas, keep_clear, margin);
+    if (fitted.zoom >= readable) return fitted;
+    const Vec2 size = drawing_size(bounds);
+    const Vec2 drawn = {size.x * readable, size.y * readable};
+    auto shown_area = [&](const Region& region) {
+        return std::min(drawn.x, region.size.x - 2 * margin) * std::min(drawn.y, region.size.y - 2 * margin);
+    };
+    const Region right = right_of(canvas, keep_clear_larger), under = below(canvas, keep_clear_larger);
+    const Region& region = shown_area(right) >= shown_area(under) ? right : under;
+    Camera camera;
+    camera.zoom = readable;
+    camera.offset = {place(region.min.x, region.size.x, drawn.x, margin) - bounds.min.x * readable,
+                     place(region.min.y, region.size.y, drawn.y, margin) - bounds.min.y * readable};
     return camera;
 }
 
@@ -77,6 +110,8 @@ Camera center_on(const Camera& camera, Vec2 p, Vec2 canvas)
 }
 
 Rect visible_region(const Camera& camera, Vec2 canvas) { return {camera.to_layout({0, 0}), camera.to_layout(canvas)}; }
+
+bool overlaps(const Rect& a, const Rect& b) { return a.min.x < b.max.x && b.min.x < a.max.x && a.min.y < b.max.y && b.min.y < a.max.y; }
 
 Minimap make_minimap(const Rect& bounds, Vec2 max_size)
 {

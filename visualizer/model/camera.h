@@ -3,6 +3,8 @@
 // canvas (pixels from its top-left), and the moves a person makes with it: fit the whole graph,
 // zoom about the cursor, keep the timeline's node in sight, jump to a point picked on the minimap.
 // No GUI here, so the tests check every move directly (tests/visualizer/camera_test.cpp).
+#include <vector>
+
 #include "visualizer/model/layout.h"
 
 namespace tinyamp::viz {
@@ -38,6 +40,13 @@ Rect node_bounds(const NodeBox& box);
 /// corner, such as the legend; {0, 0} for none): the drawing goes to the right of that box or
 /// below it, whichever allows the larger zoom. The zoom is kept within [kMinZoom, kMaxFitZoom].
 Camera fit(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float margin = 24);
+/// The first view, and the one F gives: fit(bounds, canvas, keep_clear), unless its zoom is below
+/// `readable` (node_face.h's readable_zoom: below it some labels are left out). Then the drawing
+/// is shown at `readable`, its top-left corner `margin` pixels into the region right of
+/// `keep_clear_larger` or below it (whichever shows more of the drawing), centred along an axis
+/// where it fits. `keep_clear_larger` is the corner box for a drawing larger than the canvas:
+/// the legend and the minimap under it.
+Camera first_view(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float readable, Vec2 keep_clear_larger, float margin = 24);
 /// The camera zoomed by `factor` (clamped to [kMinZoom, kMaxZoom]) about the canvas point
 /// `anchor`: the layout point under it stays under it, as the mouse wheel does.
 Camera zoom_about(const Camera& camera, Vec2 anchor, float factor);
@@ -59,6 +68,9 @@ struct Minimap {
     Vec2 to_map(Vec2 p) const { return {(p.x - origin.x) * scale, (p.y - origin.y) * scale}; }
     Vec2 to_layout(Vec2 m) const { return {origin.x + m.x / scale, origin.y + m.y / scale}; }
 };
+/// Whether two boxes share some area.
+bool overlaps(const Rect& a, const Rect& b);
+
 /// The minimap of `bounds` (layout points) that fits `max_size` pixels.
 Minimap make_minimap(const Rect& bounds, Vec2 max_size);
 

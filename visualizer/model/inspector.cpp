@@ -227,18 +227,22 @@ NodeDetails inspect_module(const trace::Trace& trace, const TraceGraph& graph, i
         if (edge.to == node) d.inputs.push_back(edge.tensor);
         if (edge.from == node) d.outputs.push_back(edge.tensor);
     }
+    // The values shown: those of the first tensor that leaves the box, as the event that made it
+    // saw them (an edge's copy has no statistics); without one, the last output with statistics.
+    const std::uint64_t leaving = d.outputs.empty() ? 0 : d.outputs.front().id;
+    bool found_leaving = false;
     std::string ops;
     for (const int index : n.events) {
         TINYAMP_CHECK(std::size_t(index) < trace.events().size(), value, "inspect: module node ", n.name, " holds event ", index,
                       " but the trace has ", trace.events().size(), " events; pass the trace the graph was built from");
         const Event& e = trace.events()[std::size_t(index)];
         ops.append(ops.empty() ? "" : ", ").append(e.is_cast ? "cast" : e.op);
-        for (const TensorInfo& out : e.outputs)
-            if (out.has_stats) {
-                d.has_values = true;
-                d.values = out;
-                break;
-            }
+        for (const TensorInfo& out : e.outputs) {
+            if (!out.has_stats || found_leaving) continue;
+            d.has_values = true;
+            d.values = out;
+            found_leaving = !d.outputs.empty() && out.id == leaving;
+        }
     }
     d.facts.push_back(std::to_string(n.events.size()) + (n.events.size() == 1 ? " event ran in it: " : " events ran in it: ") + ops);
     if (n.casts > 0)

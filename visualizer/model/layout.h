@@ -39,7 +39,7 @@ struct ClusterBox {
 struct Layout {
     std::vector<NodeBox> nodes;        ///< nodes[i] places graph.nodes[i]
     std::vector<EdgeCurve> edges;      ///< edges[i] routes graph.edges[i]
-    std::vector<ClusterBox> clusters;  ///< forward / backward, then the modules' (the legend cluster is left out); outer before inner
+    std::vector<ClusterBox> clusters;  ///< forward, backward and the modules' frames, each before those inside it (the legend cluster is left out)
     Vec2 size;                         ///< the whole drawing's width and height
 };
 
