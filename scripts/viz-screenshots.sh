@@ -31,3 +31,6 @@ shot viz_policy_table.png --scenario mlp-f16-scaler --steps 5 --tab policy
 # 6. A large graph up close: the deep scenario at 2x its first view's zoom on the timeline's linear, with
 #    the minimap framing the part in view.
 shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 2
+# 7. The deep scenario folded: one box per layer and pass, its casts on a badge, the backward box
+#    beside the forward one; the folded Linear 18 selected.
+shot viz_deep_folded.png --scenario deep-bf16 --position end --select module:18 --zoom 0.8

@@ -139,8 +139,9 @@ void VizApp::draw_file_tab()
     if (ImGui::Button("export DOT")) {
         try {
             const std::string dot_path = path_input_ + ".dot";
-            io::write_file_atomically(dot_path, document_->trace().to_dot());
-            set_message("wrote " + dot_path + " (dot -Tsvg draws it)", false);
+            // As shown: the modules folded and framed as in the graph view.
+            io::write_file_atomically(dot_path, trace::to_dot(document_->trace(), view_options(document_->collapsed())));
+            set_message("wrote " + dot_path + " (dot -Tsvg draws it; modules folded as shown)", false);
         } catch (const std::exception& e) {
             set_message(e.what(), true);
         }
