@@ -249,11 +249,11 @@ void draw_module_buttons(const Document& document, ModuleRequest& request)
     constexpr const char* kHow = "modules: click a folded module's box to unfold it, the title of its frame to fold it again";
     if (ImGui::SmallButton("Fold (C)")) request = {ModuleRequest::Kind::set, "", folded_modules(document)};
     note_item("Fold (C)");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("fold the model's layers, one box each; %s", kHow);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("fold the model's layers, one box each (C: the frame under the mouse, if any); %s", kHow);
     ImGui::SameLine();
     if (ImGui::SmallButton("Unfold (E)")) request = {ModuleRequest::Kind::set, "", {}};
     note_item("Unfold (E)");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("unfold every module; %s", kHow);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("unfold every module (E: the folded box under the mouse, if any); %s", kHow);
 }
 
 // A module cluster's title, where a click folds it: its text's box at the frame's top-left, or
@@ -329,8 +329,8 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     if (hovered && io.MouseWheel != 0)  // zoom about the mouse
         camera.view = zoom_about(camera.view, {io.MousePos.x - canvas_min.x, io.MousePos.y - canvas_min.y}, std::pow(1.15f, io.MouseWheel));
     if (hovered && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home)) || typed(io, 'f'))) camera.fit_pending = true;
-    if (hovered && !graph.modules.empty() && typed(io, 'c')) module_request = {ModuleRequest::Kind::set, "", folded_modules(document)};
-    if (hovered && !graph.modules.empty() && typed(io, 'e')) module_request = {ModuleRequest::Kind::set, "", {}};
+    const bool fold_key = hovered && !graph.modules.empty() && typed(io, 'c');
+    const bool unfold_key = hovered && !graph.modules.empty() && typed(io, 'e');
 
     const Transform to_screen{{canvas_min.x + camera.view.offset.x, canvas_min.y + camera.view.offset.y}, camera.view.zoom};
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -339,10 +339,11 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
 
     // Clusters: forward and backward, and the frame of each unfolded module with its title (where
     // a click folds it), the inner ones last.
-    int hovered_title = -1;
+    int hovered_title = -1, hovered_frame = -1;
     for (std::size_t i = 0; i < layout.clusters.size(); ++i) {
         const ClusterBox& cluster = layout.clusters[i];
         const ImVec2 a = to_screen(cluster.min), b = to_screen(cluster.max);
+        if (hovered && !cluster.module.empty() && ImGui::IsMouseHoveringRect(a, b)) hovered_frame = int(i);  // the innermost wins
         if (cluster.module.empty()) {
             draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
             draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
@@ -390,6 +391,17 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         if (camera.record_drawn && contains(canvas_box, box))
             camera.drawn.nodes.push_back({int(i), box, face, node_fill(graph.nodes[i], shown)});
     }
+
+    // E unfolds the folded box under the mouse, or every module; C folds the innermost frame
+    // under the mouse, or the model's layers.
+    if (unfold_key)
+        module_request = hovered_node >= 0 && graph.nodes[std::size_t(hovered_node)].kind == trace::NodeKind::module
+                             ? ModuleRequest{ModuleRequest::Kind::expand, graph.nodes[std::size_t(hovered_node)].module, {},
+                                             graph.nodes[std::size_t(hovered_node)].phase}
+                             : ModuleRequest{ModuleRequest::Kind::set, "", {}};
+    if (fold_key)
+        module_request = hovered_frame >= 0 ? ModuleRequest{ModuleRequest::Kind::collapse, layout.clusters[std::size_t(hovered_frame)].module}
+                                            : ModuleRequest{ModuleRequest::Kind::set, "", folded_modules(document)};
 
     // The timeline's current event and the inspected node, ringed.
     auto ring = [&](int node, const char* color, float grow, float width) {
