@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/support/recorded_traces.h"
 #include "visualizer/model/inspector.h"
@@ -113,4 +114,32 @@ TEST_CASE("inspect a folded backward module: its values are those of the gradien
     CHECK(d.values.id == d.outputs[0].id);
     CHECK(d.values.dtype == bf16);
     CHECK(d.values.shape == Shape{2, 3});
+}
+
+TEST_CASE("inspect a backward op whose gradient goes into a folded module: it names the module")
+{
+    const test::NestedModulesStep step;
+    const trace::TraceGraph g = trace::build_graph(step.trace, {.collapsed = {"0"}});
+    // The ReLU's backward sends its gradient into folded Linear 0's backward box.
+    int relu_backward = -1;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (g.nodes[i].event >= 0 && g.nodes[i].phase == trace::Phase::backward && step.trace.events()[std::size_t(g.nodes[i].event)].op == "relu")
+            relu_backward = int(i);
+    REQUIRE(relu_backward >= 0);
+    const viz::NodeDetails d = viz::inspect(step.trace, g, relu_backward);
+    REQUIRE(!d.facts.empty());
+    CHECK(d.facts[0] == "produced 1 gradient: a gradient for 0 \u00b7 Linear (bf16 [2, 3])");
+}
+
+TEST_CASE("every node of a graph folded in any way can be inspected")
+{
+    const test::NestedModulesStep step(2);
+    for (const std::set<std::string>& folded : std::vector<std::set<std::string>>{{}, {"0"}, {"1"}, {"2"}, {"2.0"}, {"0", "1", "2"}}) {
+        const trace::TraceGraph g = trace::build_graph(step.trace, {.collapsed = folded});
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+            INFO("node " << g.nodes[i].name << " with " << folded.size() << " modules folded");
+            const viz::NodeDetails d = viz::inspect(step.trace, g, int(i));
+            CHECK(!d.title.empty());
+        }
+    }
 }

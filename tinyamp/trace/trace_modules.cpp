@@ -100,8 +100,8 @@ void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std:
         if (!e.outputs.empty()) last_output[slot->second] = &e.outputs.front();
     }
 
-    // Edges inside a box disappear; a tensor going into a box through several of its events is
-    // one edge per input slot of the first, not one per event.
+    // Edges inside a box disappear; a tensor that goes into a box is one edge into it, however
+    // many of the box's events use it.
     std::set<std::tuple<int, int, std::uint64_t>> joined;
     for (const GraphEdge& edge : graph.edges) {
         GraphEdge moved = edge;

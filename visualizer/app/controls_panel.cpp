@@ -1,5 +1,6 @@
 #include "visualizer/app/controls_panel.h"
 #include "visualizer/app/ui_scale.h"
+#include "visualizer/app/ui_targets.h"
 
 #include <imgui.h>
 
@@ -82,6 +83,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     if (ImGui::SliderFloat("learning rate", &lr, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic)) o.lr = lr, changed = true;
 
     if (ImGui::Button("step")) actions.steps = 1;
+    note_item("step");
     ImGui::SameLine();
     if (ImGui::Button("10 steps")) actions.steps = 10;
     ImGui::SameLine();

@@ -1,14 +1,15 @@
 #include "visualizer/app/document.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tinyamp::viz {
 
-Document::Document(trace::Trace trace, std::string title)
+Document::Document(trace::Trace trace, std::string title, std::optional<std::set<std::string>> collapsed)
     : title_(std::move(title)),
       trace_(std::move(trace)),
       first_collapsed_(default_collapsed(trace::build_graph(trace_))),
-      collapsed_(first_collapsed_),
+      collapsed_(collapsed ? std::move(*collapsed) : first_collapsed_),
       stepper_(graph_, 0)
 {
     ModuleView view = build_module_view(trace_, collapsed_);
@@ -44,6 +45,28 @@ void Document::collapse(const std::string& module)
     std::set<std::string> modules = collapsed_;
     modules.insert(module);
     set_collapsed(std::move(modules));
+}
+
+int Document::find_or_reveal(const std::string& name)
+{
+    if (const int node = find_node(name); node >= 0 && graph_.nodes[std::size_t(node)].kind != trace::NodeKind::module) return node;
+    // The event it names (e12, OP, backward:OP), or the first event that uses a tensor of that name.
+    const bool backward_only = name.rfind("backward:", 0) == 0;
+    const std::string op = backward_only ? name.substr(9) : name;
+    const std::vector<trace::Event>& events = trace_.events();
+    auto names_it = [&](const trace::Event& e) {
+        if (backward_only && e.phase != trace::Phase::backward) return false;
+        if (std::string("e").append(std::to_string(e.seq)) == name || e.op == op) return true;
+        for (const trace::TensorInfo& t : e.inputs)
+            if (t.name == name) return true;
+        return false;
+    };
+    const auto event = std::find_if(events.begin(), events.end(), names_it);
+    if (event == events.end()) return find_node(name);
+    const int holder = graph_.node_of_event(std::size_t(event - events.begin()));
+    if (holder < 0 || graph_.nodes[std::size_t(holder)].kind != trace::NodeKind::module) return find_node(name);
+    expand(graph_.nodes[std::size_t(holder)].module);
+    return find_node(name);
 }
 
 int Document::find_node(const std::string& name) const

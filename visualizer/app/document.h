@@ -3,6 +3,7 @@
 // layout and the timeline over its events. Rebuilt whenever the trace changes (a training step,
 // a file opened); the graph and layout also when a module is expanded or collapsed.
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -15,9 +16,10 @@ namespace tinyamp::viz {
 
 class Document {
 public:
-    /// Builds the graph, with the modules default_collapsed() picks collapsed, and lays it out
-    /// (Graphviz); throws what layout_graph throws.
-    Document(trace::Trace trace, std::string title);
+    /// Builds the graph, with the modules default_collapsed() picks collapsed (or `collapsed`,
+    /// when given: paths the trace lacks are ignored), and lays it out (Graphviz); throws what
+    /// layout_graph throws.
+    Document(trace::Trace trace, std::string title, std::optional<std::set<std::string>> collapsed = std::nullopt);
     Document(const Document&) = delete;  // the stepper points into graph_
     Document& operator=(const Document&) = delete;
 
@@ -38,6 +40,9 @@ public:
     /// "backward:OP" looks among backward events only; "module:PATH" is the forward node of a
     /// collapsed module (or "module:PATH:backward"). -1 when none matches.
     int find_node(const std::string& name) const;
+    /// find_node(), and when `name` is an event (e12, an op) or a tensor inside a folded module,
+    /// unfolds that module first, so the node can be shown. -1 when nothing matches.
+    int find_or_reveal(const std::string& name);
 
     /// The modules drawn collapsed (paths, as TraceGraph::modules has them).
     const std::set<std::string>& collapsed() const { return collapsed_; }
@@ -46,7 +51,7 @@ public:
     void set_collapsed(std::set<std::string> modules);
     void expand(const std::string& module);    ///< set_collapsed without `module`
     void collapse(const std::string& module);  ///< set_collapsed with `module`
-    /// The modules collapsed when the document was made (default_collapsed()).
+    /// The modules default_collapsed() picks for this trace (what C folds back to).
     const std::set<std::string>& first_collapsed() const { return first_collapsed_; }
 
 private:

@@ -224,12 +224,15 @@ void ScriptDriver::after_frame(const VizApp& app)
                 holds = doc.graph().module_index(value) >= 0 && folded == (what == "folded");
                 seen = doc.graph().module_index(value) < 0 ? "no such module" : folded ? "folded" : "unfolded";
                 seen += ", " + std::to_string(doc.collapsed().size()) + " folded, " + std::to_string(doc.graph().nodes.size()) + " nodes";
+            } else if (what == "title") {
+                seen = doc.title();
+                holds = seen.find(value) != std::string::npos;
             } else if (what == "legend") {
                 seen = app.camera().legend_folded ? "folded" : "open";
                 holds = value == seen;
             } else {
                 TINYAMP_FAIL(value, "script line ", c.line, ": 'expect ", what,
-                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, folded, unfolded, legend)");
+                             "' is not a check (selected, position, zoomed-in, zoomed-out, panned, node-under-mouse, folded, unfolded, legend, title)");
             }
             std::printf("%s: line %d: expect %s%s%s (%s)\n", holds ? "ok" : "FAILED", c.line, what.c_str(), value.empty() ? "" : " ",
                         value.c_str(), seen.c_str());

@@ -45,9 +45,9 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
     }
     place_timeline(document_->stepper(), options.position);
     if (!options.select.empty()) {
-        const int node = document_->find_node(options.select);
+        const int node = document_->find_or_reveal(options.select);
         TINYAMP_CHECK(node >= 0, value, "--select '", options.select,
-                      "' names no node: use a node name such as e12, an op such as linear, or backward:OP");
+                      "' names no node: use a node name such as e12, an op such as linear, backward:OP, a tensor's name such as 0.weight, or module:PATH");
         document_->select(node);
     }
     if (options.zoom) {
@@ -61,8 +61,10 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
 
 void VizApp::show(trace::Trace trace, const std::string& title, bool keep_position)
 {
-    auto next = std::make_unique<Document>(std::move(trace), title);
-    if (keep_position && document_ && document_->stepper().event_count() == next->stepper().event_count()) {
+    // The next step of the same scenario keeps the modules folded as the student left them.
+    const bool same_run = keep_position && document_;
+    auto next = same_run ? std::make_unique<Document>(std::move(trace), title, document_->collapsed()) : std::make_unique<Document>(std::move(trace), title);
+    if (same_run && document_->stepper().event_count() == next->stepper().event_count()) {
         next->stepper().seek(document_->stepper().position());
         const int selected = document_->selected();
         if (selected >= 0) next->select(next->graph().find(document_->graph().nodes[std::size_t(selected)].name));

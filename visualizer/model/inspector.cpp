@@ -145,7 +145,9 @@ std::string gradient_name(const trace::Trace& trace, const TraceGraph& graph, in
         for (const trace::GraphEdge& edge : graph.edges)
             if (edge.from == node && edge.tensor.id == id) next = &edge;
         if (!next) return "a gradient";
-        const Event& consumer = trace.events()[std::size_t(graph.nodes[std::size_t(next->to)].event)];
+        const GraphNode& to = graph.nodes[std::size_t(next->to)];
+        if (to.event < 0) return std::string("a gradient for ").append(to.label.front());  // into a folded module
+        const Event& consumer = trace.events()[std::size_t(to.event)];
         constexpr std::string_view suffix = ".grad";
         if (consumer.op == "AccumulateGrad" && consumer.outputs.size() == 1) {
             std::string_view stored = consumer.outputs[0].name;
