@@ -104,14 +104,19 @@ bool draw_policy_table(ScenarioOptions& o, const trace::Trace& trace)
     bool changed = false;
     if (!ImGui::BeginTable("policies", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY)) return false;
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("op");
-    ImGui::TableSetupColumn("policy");
+    // The policy column fits the longest policy name and its arrow, so what a student edits is
+    // never cut; a long op name is, and its row's tooltip gives it whole.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float policy_width = ImGui::CalcTextSize("fp32_set_opt_dtype").x + ImGui::GetFrameHeight() + 2 * style.FramePadding.x;
+    ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("policy", ImGuiTableColumnFlags_WidthFixed, policy_width);
     ImGui::TableHeadersRow();
     for (const std::string& op : ops) {
         const auto policy = o.table.lookup(op);
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op.c_str());
+        if (ImGui::IsItemHovered() && ImGui::CalcTextSize(op.c_str()).x > ImGui::GetColumnWidth()) ImGui::SetTooltip("%s", op.c_str());
         ImGui::TableNextColumn();
         ImGui::PushID(op.c_str());
         ImGui::SetNextItemWidth(-1);

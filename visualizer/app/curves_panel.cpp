@@ -98,8 +98,8 @@ void draw_curves(const std::vector<StepRecord>& history, float height_each)
         draw->AddLine({c.x - 4, c.y - 4}, {c.x + 4, c.y + 4}, IM_COL32(255, 60, 60, 255), 2);
         draw->AddLine({c.x - 4, c.y + 4}, {c.x + 4, c.y - 4}, IM_COL32(255, 60, 60, 255), 2);
     }
-    ImGui::Text("step %lld   loss %.4f   scale %g   skipped %lld", static_cast<long long>(history.back().step), history.back().loss,
-                history.back().scale, static_cast<long long>(skipped));
+    ImGui::TextWrapped("step %lld   loss %.4f   scale %g   skipped %lld", static_cast<long long>(history.back().step), history.back().loss,
+                       history.back().scale, static_cast<long long>(skipped));  // wrapped: the panel follows the window
 }
 
 }  // namespace tinyamp::viz

@@ -63,7 +63,9 @@ void log2_histogram(const trace::ValueStats& stats)
     const trace::Log2Histogram& h = stats.log2_abs;
     const float width = ImGui::GetContentRegionAvail().x, height = ui_px(150);
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy({width, height + ui_px(34)});
+    // Room for the ticks and for the bf16 note below them, wrapped to the chart's width.
+    const float note = ImGui::CalcTextSize("bf16's range (2^-133 .. 2^128) covers all of this chart", nullptr, false, width).y;
+    ImGui::Dummy({width, height + ui_px(19) + note});
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->AddRectFilled(p, {p.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
     if (h.counts.empty()) {
@@ -112,8 +114,9 @@ void log2_histogram(const trace::ValueStats& stats)
         const float text_x = std::min(x_of(e) - ui_px(10), p.x + width - ImGui::CalcTextSize(tick.c_str()).x);
         draw->AddText({text_x, p.y + height + ui_px(5)}, IM_COL32(180, 180, 180, 255), tick.c_str());
     }
-    if (bf16.smallest_subnormal < std::ldexp(1.0, lo))
-        draw->AddText({p.x, p.y + height + ui_px(19)}, IM_COL32(255, 127, 14, 255), "bf16's range (2^-133 .. 2^128) covers all of this chart");
+    if (bf16.smallest_subnormal < std::ldexp(1.0, lo))  // wrapped to the chart's width: the panel follows the window
+        draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), {p.x, p.y + height + ui_px(19)}, IM_COL32(255, 127, 14, 255),
+                      "bf16's range (2^-133 .. 2^128) covers all of this chart", nullptr, width);
 }
 
 }  // namespace
