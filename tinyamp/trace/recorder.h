@@ -55,17 +55,19 @@ std::ostream& operator<<(std::ostream& out, const Trace& trace);
 /// nn::Module's operator() opens one while a trace records; nothing else needs to.
 class ModuleScope {
 public:
+    /// Enters module `name` (which must outlive the scope: nn::Module passes its own name()) of
+    /// type `type_name`; an empty name enters nothing.
     ModuleScope(const std::string& name, const std::string& type_name);
-    ~ModuleScope();
+    ~ModuleScope();  ///< leaves it
     ModuleScope(const ModuleScope&) = delete;
     ModuleScope& operator=(const ModuleScope&) = delete;
 
 private:
     bool pushed_ = false;
 };
-/// The dotted path of the ModuleScopes open on this thread ("" when none is), and their type
-/// names joined the same way ("Block.Attention").
+/// The dotted path of the ModuleScopes open on this thread ("4.attn"; "" when none is).
 std::string current_module_path();
+/// Their type names, joined the same way ("Block.Attention"; "" when none is open).
 std::string current_module_types();
 
 /// Records every event on this thread into `trace` while alive (recorders nest: the innermost wins).

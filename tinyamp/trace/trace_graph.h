@@ -78,9 +78,9 @@ struct TraceGraph {
     bool has_cache_hits = false;   ///< some cast was a cache hit (the legend shows the hit key)
     std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i] (a module node when it is collapsed)
     /// Every module path the events ran in, with the paths above them ("4" before "4.attn"), in
-    /// the order they first appear; module_types[k] is modules[k]'s type name ("" if unknown).
+    /// the order they first appear.
     std::vector<std::string> modules;
-    std::vector<std::string> module_types;
+    std::vector<std::string> module_types;  ///< module_types[k]: modules[k]'s type name ("" if unknown)
 
     /// The node of Trace::events()[event_index], or -1.
     int node_of_event(std::size_t event_index) const;
