@@ -31,6 +31,7 @@ packages=(
   libgl1-mesa-dri            # OpenGL in software (llvmpipe), so the visualizer renders with no GPU
   libegl1 libegl-mesa0       # EGL: SDL's offscreen driver renders headless screenshots with it
   fonts-dejavu-core          # the visualizer's font (arrows such as f32→bf16)
+  clang libclang-rt-14-dev   # Clang with libFuzzer and its sanitizers: the loaders' fuzz targets (scripts/fuzz.sh)
 )
 if [ "$with_bench" -eq 1 ]; then
   packages+=(

@@ -2,8 +2,8 @@
 # The README's second command (and CI's): install what is missing, build, run every test (the
 # package test installs tinyamp and builds an outside project against it), build the API
 # reference with Doxygen, then build again with AddressSanitizer + UndefinedBehaviorSanitizer and
-# run the tests there too, and once more with ThreadSanitizer for the tests whose name contains
-# "thread".
+# run the tests there too, once more with ThreadSanitizer for the tests whose name contains
+# "thread", and last a short libFuzzer run of every file loader (scripts/fuzz.sh smoke).
 #   scripts/test.sh            everything
 #   scripts/test.sh --fast     the normal build's tests only (no sanitizer builds)
 set -euo pipefail
@@ -71,3 +71,8 @@ echo "== ThreadSanitizer build, tests whose name contains \"thread\""
 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF \
   -DTINYAMP_BUILD_VISUALIZER=OFF
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_tests" -tc='*thread*'
+# Every file loader fuzzed briefly (libFuzzer, Clang, ASan + UBSan) from the committed seed corpus:
+# any crash, sanitizer report, exception other than tinyamp::Error, or broken round trip fails.
+# scripts/fuzz.sh campaign runs the long version.
+echo "== Fuzz smoke: each loader 15 s under libFuzzer"
+"$root/scripts/fuzz.sh" smoke 15

@@ -74,6 +74,16 @@ std::string amx_unavailable_reason()
     return reason;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// F16C from CPUID leaf 1 (ECX bit 29): Clang 14's __builtin_cpu_supports does not know "f16c"
+// (GCC's does), and the fuzzing build uses Clang. The OS side is the AVX check beside it.
+bool cpuid_has_f16c()
+{
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+}
+#endif
+
 CpuFeatures detect_cpu_features()
 {
     CpuFeatures f;
@@ -81,7 +91,7 @@ CpuFeatures detect_cpu_features()
     // libgcc's checks include the OS side (XGETBV), so a feature is only reported when the OS
     // also saves its registers.
     __builtin_cpu_init();
-    f.f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    f.f16c = cpuid_has_f16c() && __builtin_cpu_supports("avx");
     f.avx2 = __builtin_cpu_supports("avx2");
     f.fma = __builtin_cpu_supports("fma");
     f.avx512f = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

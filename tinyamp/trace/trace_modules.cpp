@@ -115,7 +115,8 @@ void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std:
     for (const int node : graph.event_nodes) out.event_nodes.push_back(moved_to[std::size_t(node)]);
     // A box is filled like what leaves it (a backward Linear's box passes on a bf16 gradient, even
     // though the .grad it wrote last is f32); a box nothing leaves, like its last event's output.
-    for (const auto& [key, index] : module_nodes) {
+    for (const auto& entry : module_nodes) {
+        const int index = entry.second;  // a plain name: lambdas cannot capture structured bindings before C++20's P1091 (Clang 14)
         const auto leaving = std::find_if(out.edges.begin(), out.edges.end(), [&](const GraphEdge& e) { return e.from == index; });
         const auto last = last_output.find(index);
         const TensorInfo* shown = leaving != out.edges.end() ? &leaving->tensor : last != last_output.end() ? last->second : nullptr;
