@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "fuzz/fuzz_model.h"
 #include "fuzz/fuzz_support.h"
 
 using namespace tinyamp;
@@ -24,7 +25,7 @@ std::string scratch_path(const char* what)
 
 // Everything a checkpoint restores, made afresh (same seed) for each input.
 struct Training {
-    std::shared_ptr<nn::Sequential> model = std::make_shared<nn::Sequential>();
+    std::shared_ptr<nn::Sequential> model = fuzz::checkpoint_model();
     std::unique_ptr<optim::SGD> optimizer;
     amp::GradScaler scaler{"cpu"};
     std::unique_ptr<optim::StepLR> scheduler;
@@ -32,10 +33,6 @@ struct Training {
 
     Training()
     {
-        manual_seed(1);
-        model->emplace_back<nn::Linear>(4, 3);
-        model->emplace_back<nn::ReLU>();
-        model->emplace_back<nn::Linear>(3, 2);
         optimizer = std::make_unique<optim::SGD>(model->parameters(), optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
         scheduler = std::make_unique<optim::StepLR>(*optimizer, 2);
         state = {.model = model.get(), .optimizer = optimizer.get(), .scaler = &scaler, .scheduler = scheduler.get(), .epoch = 7};

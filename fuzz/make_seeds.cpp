@@ -10,6 +10,8 @@
 #include <tinyamp/tinyamp.h>
 #include <tinyamp/trace/trace.h>
 
+#include "fuzz/fuzz_model.h"
+
 using namespace tinyamp;
 
 namespace {
@@ -19,16 +21,6 @@ void write(const std::filesystem::path& path, const std::string& bytes)
     std::filesystem::create_directories(path.parent_path());
     io::write_file_atomically(path.string(), bytes);
     std::printf("wrote %s (%zu bytes)\n", path.string().c_str(), bytes.size());
-}
-
-std::shared_ptr<nn::Sequential> small_model()
-{
-    manual_seed(1);
-    auto model = std::make_shared<nn::Sequential>();
-    model->emplace_back<nn::Linear>(4, 3);
-    model->emplace_back<nn::ReLU>();
-    model->emplace_back<nn::Linear>(3, 2);
-    return model;
 }
 
 void safetensors_seeds(const std::filesystem::path& out)
@@ -44,7 +36,7 @@ void safetensors_seeds(const std::filesystem::path& out)
 
 void checkpoint_seeds(const std::filesystem::path& out)
 {
-    const auto model = small_model();
+    const auto model = fuzz::checkpoint_model();
     optim::SGD optimizer(model->parameters(), {.lr = 0.1, .momentum = 0.9});
     optim::StepLR scheduler(optimizer, 2);
     amp::GradScaler scaler("cpu");
@@ -71,7 +63,7 @@ void policy_table_seeds(const std::filesystem::path& out)
 void trace_json_seeds(const std::filesystem::path& out)
 {
     // One bf16 autocast step of a small model, forward and backward, with its modules.
-    const auto model = small_model();
+    const auto model = fuzz::checkpoint_model();
     Generator gen(4);
     const Tensor x = randn({2, 4}, f32, gen).set_name("x");
     trace::Trace t;

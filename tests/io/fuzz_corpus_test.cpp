@@ -11,6 +11,8 @@
 #include <tinyamp/tinyamp.h>
 #include <tinyamp/trace/trace.h>
 
+#include "fuzz/fuzz_model.h"
+
 using namespace tinyamp;
 
 namespace {
@@ -51,11 +53,7 @@ TEST_CASE("fuzz corpus: every safetensors, policy table and trace seed loads")
 
 TEST_CASE("fuzz corpus: the checkpoint seeds load into the fuzz target's model, optimizer, scaler and scheduler")
 {
-    manual_seed(1);
-    auto model = std::make_shared<nn::Sequential>();
-    model->emplace_back<nn::Linear>(4, 3);
-    model->emplace_back<nn::ReLU>();
-    model->emplace_back<nn::Linear>(3, 2);
+    const auto model = fuzz::checkpoint_model();
     optim::SGD optimizer(model->parameters(), {.lr = 0.1, .momentum = 0.9});
     optim::StepLR scheduler(optimizer, 2);
     amp::GradScaler scaler("cpu");
