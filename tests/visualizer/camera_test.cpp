@@ -141,3 +141,11 @@ TEST_CASE("overlaps: boxes that share area, not ones that only touch")
     CHECK_FALSE(viz::overlaps({{0, 0}, {10, 10}}, {{10, 0}, {20, 10}}));
     CHECK_FALSE(viz::overlaps({{0, 0}, {10, 10}}, {{0, 11}, {10, 20}}));
 }
+
+TEST_CASE("contains: a box wholly inside another, edges touching allowed")
+{
+    CHECK(viz::contains({{0, 0}, {10, 10}}, {{2, 2}, {8, 8}}));
+    CHECK(viz::contains({{0, 0}, {10, 10}}, {{0, 0}, {10, 10}}));
+    CHECK_FALSE(viz::contains({{0, 0}, {10, 10}}, {{5, 5}, {11, 8}}));
+    CHECK_FALSE(viz::contains({{2, 2}, {8, 8}}, {{0, 0}, {10, 10}}));
+}

@@ -151,14 +151,19 @@ std::vector<std::string> legend_lines(const TraceGraph& graph)
     return lines;
 }
 
+// The module a module path lies in: "4" for "4.attn", "" for "4".
+std::string parent_path(const std::string& path)
+{
+    const std::size_t dot = path.rfind('.');
+    return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
 // The cluster a node is drawn in, as a module path ("" for the phase's own cluster): its module
 // when module clusters are on (a collapsed module's node sits in its parent's).
 std::string cluster_path(const GraphNode& node, bool module_clusters)
 {
     if (!module_clusters) return "";
-    if (node.kind != NodeKind::module) return node.module;
-    const std::size_t dot = node.module.rfind('.');
-    return dot == std::string::npos ? "" : node.module.substr(0, dot);
+    return node.kind == NodeKind::module ? parent_path(node.module) : node.module;
 }
 
 // One phase's nodes, nested in module clusters: `lines` maps a cluster path to its node lines;
@@ -170,12 +175,10 @@ public:
     {
         lines_[path].push_back(std::move(line));
         for (std::string above = path; !above.empty();) {  // make sure every enclosing cluster exists
-            const std::size_t dot = above.rfind('.');
-            above = dot == std::string::npos ? "" : above.substr(0, dot);
+            above = parent_path(above);
             lines_[above];
         }
     }
-    bool empty() const { return lines_.empty(); }
     // The node lines of cluster `path`, then its child clusters, indented by depth.
     std::vector<std::string> lines(const std::string& path = "") const
     {
@@ -183,7 +186,7 @@ public:
         const auto own = lines_.find(path);
         if (own != lines_.end()) out = own->second;
         for (const auto& [child, unused] : lines_) {
-            if (child.empty() || child == path || parent(child) != path) continue;
+            if (child.empty() || child == path || parent_path(child) != path) continue;
             const int k = graph_.module_index(child);
             const std::string type = k >= 0 ? graph_.module_types[std::size_t(k)] : "";
             out.push_back("    subgraph cluster_m" + std::to_string(k) + suffix_ + " {");
@@ -195,11 +198,6 @@ public:
     }
 
 private:
-    static std::string parent(const std::string& path)
-    {
-        const std::size_t dot = path.rfind('.');
-        return dot == std::string::npos ? "" : path.substr(0, dot);
-    }
     const TraceGraph& graph_;
     std::string suffix_;
     std::map<std::string, std::vector<std::string>> lines_;  // by path, so a parent comes before its children

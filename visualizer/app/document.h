@@ -20,13 +20,13 @@ public:
     /// when given: paths the trace lacks are ignored), and lays it out (Graphviz); throws what
     /// layout_graph throws.
     Document(trace::Trace trace, std::string title, std::optional<std::set<std::string>> collapsed = std::nullopt);
-    Document(const Document&) = delete;  // the stepper points into graph_
+    Document(const Document&) = delete;  // the stepper points into view_.graph
     Document& operator=(const Document&) = delete;
 
     const std::string& title() const { return title_; }
     const trace::Trace& trace() const { return trace_; }
-    const trace::TraceGraph& graph() const { return graph_; }
-    const Layout& layout() const { return layout_; }
+    const trace::TraceGraph& graph() const { return view_.graph; }
+    const Layout& layout() const { return view_.layout; }
     Stepper& stepper() { return stepper_; }
     const Stepper& stepper() const { return stepper_; }
 
@@ -59,8 +59,7 @@ private:
     trace::Trace trace_;
     std::set<std::string> first_collapsed_;
     std::set<std::string> collapsed_;
-    trace::TraceGraph graph_;
-    Layout layout_;
+    ModuleView view_;  // the graph with collapsed_ folded, and its layout
     Stepper stepper_;
     int selected_ = -1;
 };

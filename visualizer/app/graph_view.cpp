@@ -52,11 +52,6 @@ Rect screen_box(const NodeBox& box, const Transform& to_screen)
     return {{c.x - half.x, c.y - half.y}, {c.x + half.x, c.y + half.y}};
 }
 
-bool contains(const Rect& outer, const Rect& inner)
-{
-    return inner.min.x >= outer.min.x && inner.min.y >= outer.min.y && inner.max.x <= outer.max.x && inner.max.y <= outer.max.y;
-}
-
 Rect shifted(const Rect& r, Vec2 by) { return {{r.min.x + by.x, r.min.y + by.y}, {r.max.x + by.x, r.max.y + by.y}}; }
 
 // The box around an edge's control points (and arrow tip) on the screen: the curve lies inside it.
@@ -113,11 +108,7 @@ std::string tensor_line(const trace::TensorInfo& t)
 }
 
 // Whether the canvas shows every node and cluster (then the minimap would add nothing).
-bool whole_drawing_shown(const Camera& view, const Rect& all, Vec2 canvas)
-{
-    const Rect seen = visible_region(view, canvas);
-    return all.min.x >= seen.min.x && all.min.y >= seen.min.y && all.max.x <= seen.max.x && all.max.y <= seen.max.y;
-}
+bool whole_drawing_shown(const Camera& view, const Rect& all, Vec2 canvas) { return contains(visible_region(view, canvas), all); }
 
 // The legend's box, in canvas pixels (half an em in from the corner), or none when it is hidden.
 Rect legend_box(const trace::TraceGraph& graph, const GraphCamera& camera)
@@ -230,11 +221,7 @@ struct ModuleRequest {
 // The modules C folds: those folded at first, or (when none was) every top-level module.
 std::set<std::string> folded_modules(const Document& document)
 {
-    if (!document.first_collapsed().empty()) return document.first_collapsed();
-    std::set<std::string> top;
-    for (const std::string& path : document.graph().modules)
-        if (path.find('.') == std::string::npos) top.insert(path);
-    return top;
+    return document.first_collapsed().empty() ? top_level_modules(document.graph()) : document.first_collapsed();
 }
 
 // Beside the toolbar, for a trace that ran in modules: fold and unfold them all (C, E).

@@ -113,6 +113,11 @@ Rect visible_region(const Camera& camera, Vec2 canvas) { return {camera.to_layou
 
 bool overlaps(const Rect& a, const Rect& b) { return a.min.x < b.max.x && b.min.x < a.max.x && a.min.y < b.max.y && b.min.y < a.max.y; }
 
+bool contains(const Rect& outer, const Rect& inner)
+{
+    return inner.min.x >= outer.min.x && inner.min.y >= outer.min.y && inner.max.x <= outer.max.x && inner.max.y <= outer.max.y;
+}
+
 Minimap make_minimap(const Rect& bounds, Vec2 max_size)
 {
     const Vec2 size = {std::max(bounds.width(), 1.0f), std::max(bounds.height(), 1.0f)};

@@ -70,6 +70,8 @@ struct Minimap {
 };
 /// Whether two boxes share some area.
 bool overlaps(const Rect& a, const Rect& b);
+/// Whether `inner` lies wholly inside `outer` (edges may touch).
+bool contains(const Rect& outer, const Rect& inner);
 
 /// The minimap of `bounds` (layout points) that fits `max_size` pixels.
 Minimap make_minimap(const Rect& bounds, Vec2 max_size);

@@ -4,11 +4,15 @@ namespace tinyamp::viz {
 
 std::set<std::string> default_collapsed(const trace::TraceGraph& full)
 {
-    std::set<std::string> collapsed;
-    if (full.nodes.size() <= kCollapseAbove) return collapsed;
-    for (const std::string& path : full.modules)
-        if (path.find('.') == std::string::npos) collapsed.insert(path);
-    return collapsed;
+    return full.nodes.size() <= kCollapseAbove ? std::set<std::string>{} : top_level_modules(full);
+}
+
+std::set<std::string> top_level_modules(const trace::TraceGraph& graph)
+{
+    std::set<std::string> top;
+    for (const std::string& path : graph.modules)
+        if (path.find('.') == std::string::npos) top.insert(path);
+    return top;
 }
 
 trace::GraphOptions view_options(const std::set<std::string>& collapsed) { return {.collapsed = collapsed, .module_clusters = true}; }

@@ -19,6 +19,8 @@ constexpr std::size_t kCollapseAbove = 40;
 /// nodes, else every top-level module (a path without a dot: "0", "1", ...). `full` is the
 /// graph with nothing collapsed.
 std::set<std::string> default_collapsed(const trace::TraceGraph& full);
+/// The model's top-level modules in `graph`: the paths without a dot ("0", "1", ...).
+std::set<std::string> top_level_modules(const trace::TraceGraph& graph);
 
 /// The options the GUI builds its graph with: these modules collapsed, the others in clusters.
 trace::GraphOptions view_options(const std::set<std::string>& collapsed);
