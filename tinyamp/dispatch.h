@@ -14,6 +14,7 @@
 /// and, when a trace is being recorded, adds one event for the op (and one per cast), built by
 /// trace/explain.h from what the layers return.
 
+#include <new>
 #include <tuple>
 #include <vector>
 
@@ -37,11 +38,15 @@ template <class Op, class... Args>
 Tensor run_op(const Args&... args)
 {
     trace::NestedScope nested;
-    if constexpr (is_user_function<Op>) {
-        return autograd::run<amp::WithCustomAutocast<Op>>(args...);
-    } else {
-        amp::ExcludeAutocast exclude;
-        return autograd::run<Op>(args...);
+    try {
+        if constexpr (is_user_function<Op>) {
+            return autograd::run<amp::WithCustomAutocast<Op>>(args...);
+        } else {
+            amp::ExcludeAutocast exclude;
+            return autograd::run<Op>(args...);
+        }
+    } catch (const std::bad_alloc&) {
+        fail_out_of_memory(Op::name);
     }
 }
 

@@ -25,9 +25,9 @@ using tinyamp::test::TempDir;
 
 namespace {
 
-// Clears the before-rename hook when the test ends, even when a check fails.
+// Clears the system-call hook when the test ends, even when a check fails.
 struct HookGuard {
-    ~HookGuard() { io::testing::set_before_rename_hook({}); }
+    ~HookGuard() { io::testing::set_syscall_hook({}); }
 };
 
 std::string all_byte_values(std::size_t size)
@@ -64,10 +64,12 @@ TEST_CASE("write_file_atomically: just before the rename the temp file is comple
     io::write_file_atomically(path, "old contents");
 
     std::string temp, temp_contents, target_contents;
-    io::testing::set_before_rename_hook([&](const std::string& temp_path) {
-        temp = temp_path;
-        temp_contents = io::read_file(temp_path);
+    io::testing::set_syscall_hook([&](const io::testing::SyscallPoint& at) {
+        if (at.call != io::testing::Syscall::rename) return 0;
+        temp = at.temp_path;
+        temp_contents = io::read_file(at.temp_path);
         target_contents = io::read_file(path);
+        return 0;
     });
     io::write_file_atomically(path, "new contents");
     const std::string prefix = ".data.txt.tmp-" + std::to_string(getpid()) + "-";
@@ -85,7 +87,10 @@ TEST_CASE("write_file_atomically: a failure before the rename removes the temp f
     const HookGuard guard;
     const std::string path = dir.file("data.txt");
     io::write_file_atomically(path, "old contents");
-    io::testing::set_before_rename_hook([](const std::string&) { throw Error(ErrorKind::io, "simulated failure"); });
+    io::testing::set_syscall_hook([](const io::testing::SyscallPoint& at) {
+        if (at.call == io::testing::Syscall::rename) throw Error(ErrorKind::io, "simulated failure");
+        return 0;
+    });
     CHECK(error_message([&] { io::write_file_atomically(path, "new contents"); }, ErrorKind::io) == "simulated failure");
     CHECK(io::read_file(path) == "old contents");
     CHECK(dir.names() == std::vector<std::string>{"data.txt"});

@@ -429,7 +429,10 @@ TEST_CASE("safetensors: a crash between the temp write and the rename leaves the
     const pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0) {  // the "crashing" process: dies just before it would rename
-        io::testing::set_before_rename_hook([](const std::string&) { _exit(3); });
+        io::testing::set_syscall_hook([](const io::testing::SyscallPoint& at) {
+            if (at.call == io::testing::Syscall::rename) _exit(3);
+            return 0;
+        });
         try {
             io::save_safetensors(path, new_tensors, {{"epoch", "2"}});
         } catch (...) {

@@ -15,8 +15,17 @@
 namespace tinyamp::io {
 namespace {
 
+using testing::Syscall;
+using SyscallHook = std::function<int(const testing::SyscallPoint&)>;
+
 std::mutex hook_mutex;
-std::function<void(const std::string&)> before_rename_hook;
+SyscallHook syscall_hook;
+
+SyscallHook current_hook()
+{
+    const std::lock_guard lock(hook_mutex);
+    return syscall_hook;
+}
 
 // strerror's text ("No such file or directory"), without strerror's shared buffer.
 std::string os_error(int error) { return std::error_code(error, std::generic_category()).message(); }
@@ -47,12 +56,25 @@ std::string temp_name(const std::filesystem::path& folder, const std::string& fi
     return (folder / name).string();
 }
 
+// Runs one system call, unless the test hook makes it fail: then errno is the hook's error and
+// the result -1, as from a failed call. `run` returns the call's own result.
+template <class Run>
+auto checked_call(const SyscallHook& hook, Syscall call, const std::string& temp, Run&& run) -> decltype(run())
+{
+    if (hook)
+        if (const int error = hook({call, temp})) {
+            errno = error;
+            return -1;
+        }
+    return run();
+}
+
 // Writes every byte (write() may write less than asked, or be interrupted by a signal).
 // Returns 0, or the errno of the failure.
-int write_all(int fd, std::string_view bytes)
+int write_all(const SyscallHook& hook, int fd, const std::string& temp, std::string_view bytes)
 {
     while (!bytes.empty()) {
-        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        const ssize_t n = checked_call(hook, Syscall::write, temp, [&] { return ::write(fd, bytes.data(), bytes.size()); });
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return errno;
         if (n == 0) return EIO;
@@ -72,47 +94,49 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
     const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
     const std::string temp = temp_name(folder, file);
 
-    // Every failure below: remove the temp file (if it exists) and say what failed and why.
+    const SyscallHook hook = current_hook();
+    auto call = [&](Syscall which, auto&& run) { return checked_call(hook, which, temp, run); };
+
+    // Every failure below: close and remove the temp file (if it exists) and say what failed and why.
     int fd = -1;
+    bool renamed = false;
+    auto abandon = [&] {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+        if (!renamed) ::unlink(temp.c_str());
+    };
     // (`step` is a literal so that nothing allocates between the failing call and reading errno.)
     auto fail = [&](const char* step, int error) {
-        if (fd >= 0) ::close(fd);
-        ::unlink(temp.c_str());
+        abandon();
         TINYAMP_FAIL(io, "cannot write '", path, "': ", os_error(error), " (", step, " '", temp, "'); ", hint(error, folder.string()),
                      "; '", path, "' was left as it was");
     };
 
-    // 0666 less the umask, like any new file (mkstemp's 0600 would surprise other readers).
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) fail("creating the temporary file", errno);
-    // No stdio buffer in between, so there is nothing to fflush: write, then fsync to the disk.
-    if (const int error = write_all(fd, bytes)) fail("writing the temporary file", error);
-    if (::fsync(fd) != 0) fail("syncing to disk the temporary file", errno);
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0) fail("closing the temporary file", errno);
+    try {
+        // 0666 less the umask, like any new file (mkstemp's 0600 would surprise other readers).
+        fd = call(Syscall::open_temp, [&] { return ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666); });
+        if (fd < 0) fail("creating the temporary file", errno);
+        // No stdio buffer in between, so there is nothing to fflush: write, then fsync to the disk.
+        if (const int error = write_all(hook, fd, temp, bytes)) fail("writing the temporary file", error);
+        if (call(Syscall::fsync_temp, [&] { return ::fsync(fd); }) != 0) fail("syncing to disk the temporary file", errno);
+        // close() releases the descriptor even when it fails, so it is not closed again.
+        const int closing = fd;
+        fd = -1;
+        if (call(Syscall::close_temp, [&] { return ::close(closing); }) != 0) fail("closing the temporary file", errno);
 
-    std::function<void(const std::string&)> hook;
-    {
-        const std::lock_guard lock(hook_mutex);
-        hook = before_rename_hook;
+        // rename() replaces the target in one step: no reader ever sees a partial file.
+        if (call(Syscall::rename, [&] { return ::rename(temp.c_str(), path.c_str()); }) != 0)
+            fail("renaming over it the temporary file", errno);
+        renamed = true;
+    } catch (...) {
+        abandon();  // a throwing hook, or the Error of fail() (then this finds nothing left to do)
+        throw;
     }
-    if (hook) {
-        try {
-            hook(temp);
-        } catch (...) {
-            ::unlink(temp.c_str());
-            throw;
-        }
-    }
-
-    // rename() replaces the target in one step: no reader ever sees a partial file.
-    if (::rename(temp.c_str(), path.c_str()) != 0) fail("renaming over it the temporary file", errno);
 
     // The rename is only durable once the folder's entry is on disk too. Some file systems
     // cannot sync a folder (EINVAL); the file itself is complete there, so that is not an error.
-    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const int synced = dir >= 0 ? ::fsync(dir) : -1;
+    const int dir = call(Syscall::open_folder, [&] { return ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
+    const int synced = dir >= 0 ? call(Syscall::fsync_folder, [&] { return ::fsync(dir); }) : -1;
     const int error = synced == 0 ? 0 : errno;
     if (dir >= 0) ::close(dir);
     TINYAMP_CHECK(error == 0 || error == EINVAL, io, "wrote '", path, "', but syncing its folder '", folder.string(),
@@ -146,10 +170,10 @@ std::string read_file(const std::string& path)
 }
 
 namespace testing {
-void set_before_rename_hook(std::function<void(const std::string& temp_path)> hook)
+void set_syscall_hook(std::function<int(const SyscallPoint& at)> hook)
 {
     const std::lock_guard lock(hook_mutex);
-    before_rename_hook = std::move(hook);
+    syscall_hook = std::move(hook);
 }
 }  // namespace testing
 

@@ -32,10 +32,19 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 std::string read_file(const std::string& path);
 
 namespace testing {
-/// A test seam: called after the temp file is complete and synced, just before the rename
-/// (tests use it to simulate a crash there). Pass {} to clear. If it throws, the temp file is
-/// removed and the exception goes on to the caller.
-void set_before_rename_hook(std::function<void(const std::string& temp_path)> hook);
+/// The system calls write_file_atomically() makes, in this order (write may come more than once).
+enum class Syscall { open_temp, write, fsync_temp, close_temp, rename, open_folder, fsync_folder };
+/// The call about to be made, and the temporary file it works on.
+struct SyscallPoint {
+    Syscall call;                  ///< the system call about to run
+    const std::string& temp_path;  ///< `.<file>.tmp-<pid>-<n>`, next to the target
+};
+/// A test seam for fault injection: \p hook is called just before each system call of
+/// write_file_atomically(). It returns 0 to let the call run, or an errno value to make the call
+/// fail with it as if the OS had failed it (EINTR on a write is retried, like a real interrupted
+/// write). It may also throw, or end the process (a crash at that point); a throw removes the
+/// temp file and goes on to the caller. Pass {} to clear.
+void set_syscall_hook(std::function<int(const SyscallPoint& at)> hook);
 }  // namespace testing
 
 }  // namespace tinyamp::io

@@ -23,4 +23,10 @@ Error::Error(ErrorKind kind, const std::string& message)
 {
 }
 
+void fail_out_of_memory(const char* op)
+{
+    throw Error(ErrorKind::value, std::string("out of CPU memory while running ") + op +
+                                      ": a buffer it needs did not fit in memory; use smaller tensors or batches");
+}
+
 }  // namespace tinyamp

@@ -34,6 +34,10 @@ private:
     std::string message_;
 };
 
+/// Throws Error(value) for a std::bad_alloc met while running \p op (a buffer an op needs inside,
+/// beyond its output, which Storage reports itself): out of memory is an Error, never a crash.
+[[noreturn]] void fail_out_of_memory(const char* op);
+
 namespace detail {
 template <class... Parts>
 std::string concat(const Parts&... parts)

@@ -1,8 +1,11 @@
 #include "tinyamp/core/factories.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/cpu/convert.h"
+#include "tinyamp/core/storage.h"
 #include "tinyamp/core/cuda_memory.h"
 
 namespace tinyamp {
@@ -12,6 +15,34 @@ void check_shape(const Shape& shape)
 {
     for (auto s : shape)
         TINYAMP_CHECK(s >= 0, shape, "shape ", shape_str(shape), " has a negative size; sizes must be >= 0");
+}
+
+// The f64 values a factory computes before rounding them into the dtype. A shape too large for
+// the machine is an Error here (shape: beyond 64 bits; value: out of memory), before any
+// allocation is tried.
+std::vector<double> staging_values(const Shape& shape, DType dtype)
+{
+    check_shape(shape);
+    storage_nbytes(shape, dtype);
+    check_fits_in_memory(storage_nbytes(shape, f64), "the f64 values of a " + std::string(dtype_name(dtype)) + " tensor of shape " + shape_str(shape));
+    return std::vector<double>(std::size_t(numel(shape)));
+}
+
+// Fills `count` elements of `size` bytes each with the element at `pattern`.
+void fill_elements(void* out, const void* pattern, std::int64_t count, std::int64_t size)
+{
+    auto fill = [&]<class T>(T) {
+        T value;
+        std::memcpy(&value, pattern, sizeof value);
+        std::fill_n(static_cast<T*>(out), count, value);
+    };
+    switch (size) {
+    case 1: fill(std::uint8_t{}); break;
+    case 2: fill(std::uint16_t{}); break;
+    case 4: fill(std::uint32_t{}); break;
+    case 8: fill(std::uint64_t{}); break;
+    default: TINYAMP_FAIL(dtype, "no fill for elements of ", size, " bytes");
+    }
 }
 
 // Every factory computes its values in f64 on the host, then rounds them once into the dtype.
@@ -30,7 +61,7 @@ Tensor empty(const Shape& shape, DType dtype, Device device)
 {
     check_shape(shape);
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(numel(shape) * dtype_size(dtype), dtype, device);
+    impl->storage = std::make_shared<Storage>(storage_nbytes(shape, dtype), dtype, device);
     impl->shape = shape;
     impl->strides = contiguous_strides(shape);
     impl->dtype = dtype;
@@ -52,7 +83,13 @@ Tensor scalar_tensor(double value, DType dtype) { return tensor({value}, Shape{}
 Tensor full(const Shape& shape, double value, DType dtype, Device device)
 {
     check_shape(shape);
-    return from_f64(std::vector<double>(std::size_t(numel(shape)), value), shape, dtype, device);
+    // The value rounded once into the dtype, then copied into every element (no f64 staging).
+    alignas(8) unsigned char element[8];
+    TINYAMP_CHECK(kernels::cpu::convert(&value, DType::f64, element, dtype, 1) < 0, value, "value ", value, " has no ", dtype_name(dtype),
+                  " value; use finite numbers within the range of ", dtype_name(dtype), " or another dtype");
+    Tensor host = empty(shape, dtype, Device::cpu());
+    fill_elements(host.data_ptr(), element, host.numel(), host.element_size());
+    return host.to(device);
 }
 
 Tensor zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0.0, dtype, device); }
@@ -64,7 +101,7 @@ Tensor full_like(const Tensor& like, double value) { return full(like.shape(), v
 Tensor arange(std::int64_t end, DType dtype)
 {
     TINYAMP_CHECK(end >= 0, value, "arange(", end, "): end must be >= 0");
-    std::vector<double> values(static_cast<std::size_t>(end));
+    std::vector<double> values = staging_values(Shape{end}, dtype);
     for (std::int64_t i = 0; i < end; ++i) values[std::size_t(i)] = double(i);
     return from_f64(values, Shape{end}, dtype, Device::cpu());
 }
@@ -79,7 +116,7 @@ Tensor arange(double start, double end, double step, DType dtype)
     TINYAMP_CHECK(steps < 0x1p40, value, "arange(", start, ", ", end, ", ", step, ") would hold ", steps,
                   " elements; use a larger step or a smaller range");
     const auto count = std::int64_t(steps);
-    std::vector<double> values(static_cast<std::size_t>(count));
+    std::vector<double> values = staging_values(Shape{count}, dtype);
     for (std::int64_t i = 0; i < count; ++i) values[std::size_t(i)] = start + double(i) * step;
     return from_f64(values, Shape{count}, dtype, Device::cpu());
 }
@@ -92,7 +129,7 @@ Tensor rand(const Shape& shape, DType dtype, Generator& generator)
     // can never turn 0.9999 into 1 (as it would drawing in f64 and rounding to bf16).
     const int bits = traits(dtype).mantissa_bits + 1;
     const double unit = pow2(-bits);
-    std::vector<double> values(std::size_t(numel(shape)));
+    std::vector<double> values = staging_values(shape, dtype);
     for (auto& v : values) v = double(generator.next_u64() >> (64 - bits)) * unit;
     return from_f64(values, shape, dtype, Device::cpu());
 }
@@ -101,7 +138,7 @@ Tensor randn(const Shape& shape, DType dtype, Generator& generator)
 {
     check_shape(shape);
     TINYAMP_CHECK(is_floating_point(dtype), dtype, "randn() makes floating point values, not ", dtype_name(dtype), "; pick f32, f64, f16 or bf16");
-    std::vector<double> values(std::size_t(numel(shape)));
+    std::vector<double> values = staging_values(shape, dtype);
     for (auto& v : values) v = generator.normal();
     return from_f64(values, shape, dtype, Device::cpu());
 }

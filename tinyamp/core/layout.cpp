@@ -18,7 +18,7 @@ namespace {
 std::shared_ptr<TensorImpl> new_impl(const Shape& shape, DType dtype, Device device)
 {
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(numel(shape) * dtype_size(dtype), dtype, device);
+    impl->storage = std::make_shared<Storage>(storage_nbytes(shape, dtype), dtype, device);
     impl->shape = shape;
     impl->strides = contiguous_strides(shape);
     impl->dtype = dtype;

@@ -19,7 +19,13 @@ std::string shape_str(const Shape& shape)
 std::int64_t numel(const Shape& shape)
 {
     std::int64_t n = 1;
-    for (auto s : shape) n *= s;
+    bool overflow = false;
+    for (auto s : shape) overflow |= __builtin_mul_overflow(n, s, &n);
+    if (overflow) {  // a size of 0 still makes an empty tensor, whatever the other sizes
+        for (auto s : shape)
+            if (s == 0) return 0;
+        TINYAMP_FAIL(shape, "shape ", shape_str(shape), " has more elements than a 64-bit count can hold; no tensor can be that large");
+    }
     return n;
 }
 

@@ -18,7 +18,8 @@ using Strides = SmallVector<std::int64_t, 6>;
 
 /// "[2, 3]"; a scalar's shape prints as "[]".
 std::string shape_str(const Shape& shape);
-std::int64_t numel(const Shape& shape);  ///< the product of the sizes (1 for a scalar's `{}`)
+/// The product of the sizes (1 for a scalar's `{}`). A product beyond 64 bits is Error(shape).
+std::int64_t numel(const Shape& shape);
 /// Row-major strides: the last dimension moves fastest.
 Strides contiguous_strides(const Shape& shape);
 

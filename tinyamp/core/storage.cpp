@@ -1,5 +1,7 @@
 #include "tinyamp/core/storage.h"
 
+#include <sys/sysinfo.h>
+
 #include <cstdlib>
 #include <iomanip>
 #include <map>
@@ -142,7 +144,51 @@ MemoryLedger& ledger()
     return instance;
 }
 
+[[noreturn]] void fail_out_of_memory(std::int64_t nbytes, const std::string& what)
+{
+    TINYAMP_FAIL(value, "out of CPU memory: cannot allocate ", readable_bytes(nbytes), " (", nbytes, " bytes) for ", what,
+                 "; this machine has ", readable_bytes(machine_memory_bytes()), " of memory (RAM and swap) in all; use smaller tensors or batches");
+}
+
 }  // namespace
+
+std::int64_t machine_memory_bytes()
+{
+    struct sysinfo info {};
+    if (::sysinfo(&info) != 0) return 0;
+    return (std::int64_t(info.totalram) + std::int64_t(info.totalswap)) * std::int64_t(info.mem_unit);
+}
+
+void check_fits_in_memory(std::int64_t nbytes, const std::string& what)
+{
+    const std::int64_t memory = machine_memory_bytes();
+    if (memory > 0 && nbytes > memory) fail_out_of_memory(nbytes, what);
+}
+
+std::int64_t storage_nbytes(const Shape& shape, DType dtype)
+{
+    std::int64_t bytes = 0;
+    TINYAMP_CHECK(!__builtin_mul_overflow(numel(shape), dtype_size(dtype), &bytes), shape, "a ", dtype_name(dtype), " tensor of shape ",
+                  shape_str(shape), " would take more bytes than a 64-bit count can hold; no machine has that memory");
+    return bytes;
+}
+
+std::string readable_bytes(std::int64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double value = double(bytes);
+    std::size_t unit = 0;
+    while (std::abs(value) >= 1024 && unit + 1 < std::size(units)) {
+        value /= 1024;
+        ++unit;
+    }
+    std::ostringstream out;
+    if (unit == 0)
+        out << bytes << " B";
+    else
+        out << std::fixed << std::setprecision(2) << value << ' ' << units[unit];
+    return out.str();
+}
 
 MemoryStats memory_stats(Device device) { return ledger().snapshot(device); }
 void reset_peak_memory_stats(Device device) { ledger().reset_peaks(device); }
@@ -168,11 +214,12 @@ Storage::Storage(std::int64_t nbytes, DType dtype, Device device) : nbytes_(nbyt
     TINYAMP_CHECK(nbytes >= 0, value, "cannot allocate a negative number of bytes (", nbytes, ")");
     if (nbytes > 0) {
         if (device.is_cpu()) {
+            const std::string what = std::string(dtype_name(dtype)) + " elements";
+            check_fits_in_memory(nbytes, what);
             const std::size_t rounded = cpu_block_bytes(nbytes);
             data_ = block_cache().take(rounded);
             if (!data_) data_ = std::aligned_alloc(kCpuAlignment, rounded);
-            TINYAMP_CHECK(data_ != nullptr, value, "out of CPU memory allocating ", nbytes, " bytes of ", dtype_name(dtype),
-                          "; use smaller tensors or batches");
+            if (!data_) fail_out_of_memory(nbytes, what);
         } else {
             data_ = cuda_memory::allocate(nbytes, device.index());
         }

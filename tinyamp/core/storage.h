@@ -13,6 +13,7 @@
 
 #include "tinyamp/core/device.h"
 #include "tinyamp/core/dtype.h"
+#include "tinyamp/core/shape.h"
 
 namespace tinyamp {
 
@@ -39,14 +40,31 @@ MemoryStats memory_stats(Device device = Device::cpu());
 void reset_peak_memory_stats(Device device = Device::cpu());
 std::ostream& operator<<(std::ostream& out, const MemoryStats& stats);  ///< writes stats.to_string()
 
+/// The bytes a contiguous tensor of \p shape and \p dtype takes. A count beyond 64 bits is
+/// Error(shape): no machine has that memory, and the product must not wrap around.
+std::int64_t storage_nbytes(const Shape& shape, DType dtype);
+
+/// "4.00 TiB", "512 B": a byte count a reader takes in at a glance (powers of 1024).
+std::string readable_bytes(std::int64_t bytes);
+
+/// The machine's memory, RAM and swap together (0 if the OS does not say).
+std::int64_t machine_memory_bytes();
+
+/// Throws the out-of-memory Error(value) when \p nbytes is more than the machine's memory (RAM
+/// and swap): such a request can never be met, and with overcommit it would not fail until the
+/// memory is touched (the OOM killer then ends the process). \p what says what the bytes are for
+/// ("f32 elements").
+void check_fits_in_memory(std::int64_t nbytes, const std::string& what);
+
 /// Raw memory for `nbytes` bytes of `dtype` elements on `device`; 64-byte aligned on the CPU.
 /// Not copyable: tensors share it through `std::shared_ptr<Storage>` (PyTorch's
 /// torch.UntypedStorage, with the dtype kept for the memory counters).
 class Storage {
 public:
     /// Allocates the memory (none for 0 bytes) and counts it in memory_stats(). Throws
-    /// Error(value) for a negative size or when the CPU is out of memory, Error(device) for an
-    /// unusable or full GPU.
+    /// Error(value) for a negative size or when the CPU is out of memory (more than the machine
+    /// has, or the allocator fails; the message names the size), Error(device) for an unusable
+    /// or full GPU. Nothing is counted when it throws.
     Storage(std::int64_t nbytes, DType dtype, Device device);
     ~Storage();  ///< frees the memory and uncounts it
     Storage(const Storage&) = delete;
