@@ -5,11 +5,14 @@ files would, to show that NumPy sees the same numbers tinyamp wrote.
     read_safetensors_with_numpy.py FILE                   print the tensors
     read_safetensors_with_numpy.py FILE EXPECTED.json     compare with the values in EXPECTED.json
     ... --writer EXE                                      first run `EXE FILE EXPECTED.json`
+    ... --library                                         read with Python's safetensors package
+                                                          (safetensors.numpy, bf16 through ml-dtypes)
+                                                          instead of the few lines below
 
 EXPECTED.json is what tests/io/write_safetensors_sample.cpp writes:
 {"metadata": {...}, "tensors": [{"name", "dtype", "shape", "values"}, ...]} in file order, with
 "nan", "inf", "-inf" as strings. Exits 0 when everything matches, 1 when not, 77 (a skip for
-CTest) when NumPy is not installed.
+CTest) when NumPy (or, with --library, safetensors or ml-dtypes) is not installed.
 """
 import json
 import math
@@ -54,6 +57,34 @@ def read_safetensors(path):
     return metadata, tensors
 
 
+def read_with_library(path):
+    """The same, read by the safetensors package itself: what a Python user would call."""
+    try:
+        import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy, which safetensors.numpy uses)
+        from safetensors import safe_open
+    except ImportError as e:
+        print(f"{e} for {sys.executable}; skipping (pip install safetensors ml-dtypes)")
+        sys.exit(77)
+    names = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64", "bool": "BOOL"}
+    with safe_open(path, framework="np") as f:
+        metadata = f.metadata() or {}
+        tensors = []
+        for name in f.keys():
+            array = f.get_tensor(name)
+            dtype = names[array.dtype.name]
+            if dtype == "BF16":
+                array = array.astype(np.float32)  # exact: every bfloat16 is a float32
+            tensors.append((name, dtype, array))
+    # safe_open lists the names sorted; the comparison wants file order, which tinyamp's data offsets give.
+    with open(path, "rb") as f:
+        (header_length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(header_length).decode("utf-8"))
+    header.pop("__metadata__", None)
+    order = sorted(header, key=lambda name: header[name]["data_offsets"][0])
+    tensors.sort(key=lambda t: order.index(t[0]))
+    return metadata, tensors
+
+
 def as_float(value):
     return float(value) if isinstance(value, str) else value  # "nan", "inf", "-inf"
 
@@ -83,13 +114,16 @@ def compare(metadata, tensors, expected):
         got = array.ravel().tolist()  # Python floats (exact), ints or bools
         for i, (g, w) in enumerate(zip(got, want["values"])):
             if not same(g, w):
-                problems.append(f"{name}[{i}]: NumPy reads {g!r}, tinyamp wrote {w!r}")
+                problems.append(f"{name}[{i}]: Python reads {g!r}, tinyamp wrote {w!r}")
     return problems
 
 
 def main(argv):
     args = list(argv[1:])
     writer = None
+    library = "--library" in args
+    if library:
+        args.remove("--library")
     if "--writer" in args:
         i = args.index("--writer")
         writer = args[i + 1]
@@ -100,7 +134,7 @@ def main(argv):
     if writer:
         subprocess.run([writer] + args, check=True)
 
-    metadata, tensors = read_safetensors(args[0])
+    metadata, tensors = read_with_library(args[0]) if library else read_safetensors(args[0])
     for name, dtype, array in tensors:
         print(f"{name}: {dtype} {list(array.shape)} {array.ravel().tolist()}")
     if len(args) == 1:
@@ -112,7 +146,8 @@ def main(argv):
         print("MISMATCH " + p)
     if problems:
         return 1
-    print(f"NumPy reads all {len(tensors)} tensors and the metadata exactly as tinyamp wrote them")
+    reader = "Python's safetensors package" if library else "NumPy"
+    print(f"{reader} reads all {len(tensors)} tensors and the metadata exactly as tinyamp wrote them")
     return 0
 
 
