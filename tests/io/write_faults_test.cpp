@@ -104,6 +104,24 @@ std::vector<Syscall> calls_of_a_save(const SavedFile& file, const std::string& p
     return calls;
 }
 
+// The bytes of both versions of `file`, and the calls a save makes; leaves the old version at `path`.
+struct Versions {
+    std::string old_bytes, new_bytes;
+    std::vector<Syscall> calls;
+};
+Versions versions_of(const SavedFile& file, const TempDir& dir, const std::string& path)
+{
+    Versions v;
+    file.save(path, 1);
+    v.new_bytes = io::read_file(path);
+    file.save(path, 0);
+    v.old_bytes = io::read_file(path);
+    REQUIRE(v.old_bytes != v.new_bytes);
+    v.calls = calls_of_a_save(file, dir.file("count"));
+    std::filesystem::remove(dir.file("count"));
+    return v;
+}
+
 std::string name_of(Syscall call)
 {
     switch (call) {
@@ -138,14 +156,7 @@ TEST_CASE("every system call of a save failing in turn: an io Error naming the f
     const HookGuard guard;
     for (const SavedFile& file : saved_files()) {
         const std::string path = dir.file("saved");
-        file.save(path, 1);
-        const std::string new_bytes = io::read_file(path);
-        file.save(path, 0);
-        const std::string old_bytes = io::read_file(path);
-        REQUIRE(old_bytes != new_bytes);
-
-        const std::vector<Syscall> calls = calls_of_a_save(file, dir.file("count"));
-        std::filesystem::remove(dir.file("count"));
+        const auto [old_bytes, new_bytes, calls] = versions_of(file, dir, path);
         for (std::size_t failing = 0; failing < calls.size(); ++failing)
             for (const int error : {EIO, ENOSPC, EACCES}) {
                 CAPTURE(file.name);
@@ -181,9 +192,7 @@ TEST_CASE("an interrupted write (EINTR) is retried, and the save completes")
     for (const SavedFile& file : saved_files()) {
         CAPTURE(file.name);
         const std::string path = dir.file("saved");
-        file.save(path, 1);
-        const std::string new_bytes = io::read_file(path);
-        file.save(path, 0);
+        const std::string new_bytes = versions_of(file, dir, path).new_bytes;
         int interrupted = 0;
         io::testing::set_syscall_hook([&](const SyscallPoint& at) {
             if (at.call != Syscall::write || interrupted == 3) return 0;
@@ -204,13 +213,7 @@ TEST_CASE("a crash at every system call of a save: the file is the old one or th
     const HookGuard guard;
     for (const SavedFile& file : saved_files()) {
         const std::string path = dir.file("saved");
-        file.save(path, 1);
-        const std::string new_bytes = io::read_file(path);
-        file.save(path, 0);
-        const std::string old_bytes = io::read_file(path);
-        const std::vector<Syscall> calls = calls_of_a_save(file, dir.file("count"));
-        std::filesystem::remove(dir.file("count"));
-
+        const auto [old_bytes, new_bytes, calls] = versions_of(file, dir, path);
         for (std::size_t crash_at = 0; crash_at < calls.size(); ++crash_at) {
             CAPTURE(file.name);
             CAPTURE(name_of(calls[crash_at]));

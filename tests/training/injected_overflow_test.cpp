@@ -145,6 +145,17 @@ void set_flat(const Tensor& t, std::int64_t flat, double value)
     t.set(index, value);
 }
 
+// Step i's forward and scaled backward, with the step's fault put into the input or a gradient.
+void scaled_backward(nn::Sequential& model, optim::Optimizer& optimizer, amp::GradScaler& scaler, const Batches& batches, int i,
+                     const Fault& fault)
+{
+    Tensor x = batches.x[std::size_t(i)].clone();
+    if (fault.where == Fault::input) set_flat(x, fault.element % x.numel(), fault.value);
+    optimizer.zero_grad();
+    scaler.scale(cross_entropy(model(x), batches.y[std::size_t(i)])).backward();
+    if (fault.where == Fault::gradient) set_flat(model.parameters()[fault.param].grad(), fault.element, fault.value);
+}
+
 }  // namespace
 
 TEST_CASE("inf/NaN injected at random steps: skipped exactly then, and a skipped step changes no parameter and no optimizer state")
@@ -162,11 +173,7 @@ TEST_CASE("inf/NaN injected at random steps: skipped exactly then, and a skipped
             for (int i = 0; i < kSteps; ++i) {
                 CAPTURE(i);
                 const Fault& fault = faults[std::size_t(i)];
-                Tensor x = batches.x[std::size_t(i)].clone();
-                if (fault.where == Fault::input) set_flat(x, fault.element % x.numel(), fault.value);
-                optimizer->zero_grad();
-                scaler.scale(cross_entropy((*model)(x), batches.y[std::size_t(i)])).backward();
-                if (fault.where == Fault::gradient) set_flat(model->parameters()[fault.param].grad(), fault.element, fault.value);
+                scaled_backward(*model, *optimizer, scaler, batches, i, fault);
 
                 const bool non_finite = any_grad_non_finite(*model);
                 CHECK(non_finite == (fault.where != Fault::none));
@@ -209,17 +216,13 @@ TEST_CASE("in f32, a run with skipped steps ends bit for bit where a run without
 
             for (int i = 0; i < kSteps; ++i) {
                 const Fault& fault = faults[std::size_t(i)];
-                Tensor x = batches.x[std::size_t(i)].clone();
-                if (fault.where == Fault::input) set_flat(x, fault.element % x.numel(), fault.value);
-                scaled_optimizer->zero_grad();
-                scaler.scale(cross_entropy((*scaled_model)(x), batches.y[std::size_t(i)])).backward();
-                if (fault.where == Fault::gradient) set_flat(scaled_model->parameters()[fault.param].grad(), fault.element, fault.value);
+                scaled_backward(*scaled_model, *scaled_optimizer, scaler, batches, i, fault);
                 scaler.step(*scaled_optimizer);
                 scaler.update();
 
                 if (fault.where != Fault::none) continue;  // the plain run never sees this batch
                 plain_optimizer->zero_grad();
-                cross_entropy((*plain_model)(x), batches.y[std::size_t(i)]).backward();
+                cross_entropy((*plain_model)(batches.x[std::size_t(i)]), batches.y[std::size_t(i)]).backward();
                 plain_optimizer->step();
             }
             CHECK(snapshot(*scaled_model, *scaled_optimizer) == snapshot(*plain_model, *plain_optimizer));
