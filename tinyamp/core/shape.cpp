@@ -32,10 +32,13 @@ std::int64_t numel(const Shape& shape)
 Strides contiguous_strides(const Shape& shape)
 {
     Strides strides(shape.size());
-    std::int64_t step = 1;
+    // Unsigned, so that the product is defined even when it passes 2^63: that happens only for
+    // an empty tensor with huge other sizes (numel refuses any other such shape), whose strides
+    // are never used to reach an element.
+    std::uint64_t step = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {
-        strides[i] = step;
-        step *= shape[i] > 0 ? shape[i] : 1;
+        strides[i] = std::int64_t(step);
+        step *= std::uint64_t(shape[i] > 0 ? shape[i] : 1);
     }
     return strides;
 }
