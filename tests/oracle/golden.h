@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,16 @@ inline std::string hex(double v)
     char buf[40];
     std::snprintf(buf, sizeof buf, "%a", v);
     return buf;
+}
+
+/// Its arguments streamed into one string, for case names (GCC 12 warns falsely, -Wrestrict, on
+/// some chains of std::string +).
+template <class... Args>
+std::string text(const Args&... args)
+{
+    std::ostringstream out;
+    (out << ... << args);
+    return out.str();
 }
 
 /// Equal as the same double, NaN equal to NaN (the bit-exact comparisons).

@@ -19,7 +19,12 @@ OPS = {
 # Kinds of operand pairs; "s" stands for the Python number of the kind's name.
 KINDS = ["tensor_tensor", "tensor_0d", "0d_tensor", "0d_0d"]
 SCALAR_KINDS = {"tensor_int": 2, "tensor_float": 2.5, "int_tensor": 2, "float_tensor": 2.5}
-SCALAR_OPS = {"result_type", "add", "sub", "mul", "div", "pow", "eq", "lt"}
+# With a number, Python's operators (2 - t, t < 2.5, ...), which take the number on either side.
+SCALAR_OPS = {
+    "result_type": torch.result_type,
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b, "eq": lambda a, b: a == b, "lt": lambda a, b: a < b,
+}
 
 
 def make_tensor(name, zero_d):
@@ -51,6 +56,6 @@ def make():
                 a, b = (t, number) if kind.startswith("tensor") else (number, t)
                 if op == "result_type" and not kind.startswith("tensor"):
                     continue  # tinyamp's result_type takes two tensors; the number goes second via scalar_like
-                cases.append({"op": op, "kind": kind, "a": x, "b": repr(number), **outcome(fn, a, b)})
+                cases.append({"op": op, "kind": kind, "a": x, "b": repr(number), **outcome(SCALAR_OPS[op], a, b)})
     return {"scenario": "type_promotion", "cases": cases,
             "values": "tensors hold [1, 2], 0-D tensors 1, converted to the dtype (bool: true)"}
