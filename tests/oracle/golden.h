@@ -30,7 +30,8 @@ inline Json load_golden(const std::string& name)
     REQUIRE_MESSAGE(in.good(), "missing golden ", path, "; regenerate with tools/oracle/make_goldens.py");
     Json golden = Json::parse(in);
     REQUIRE(golden.contains("torch_version"));
-    MESSAGE("golden ", name, " made by torch ", golden["torch_version"].get<std::string>());
+    MESSAGE("golden ", name, " made by torch ", golden["torch_version"].get<std::string>(), " (CPU kernels ",
+            golden.value("torch_cpu_capability", std::string("?")), ")");
     return golden;
 }
 

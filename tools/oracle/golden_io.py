@@ -52,6 +52,9 @@ def write_golden(folder, name, payload):
     """Writes one golden file: sorted keys and fixed indentation, so a rerun gives the same bytes."""
     payload = dict(payload)
     payload["torch_version"] = torch.__version__
+    # PyTorch's CPU kernels differ in rounding by instruction set (its AVX2/AVX-512 kernels fuse
+    # multiply-adds, the default ones do not), so the goldens say which kernels made them.
+    payload["torch_cpu_capability"] = torch.backends.cpu.get_cpu_capability()
     payload["generator"] = "tools/oracle/make_goldens.py"
     path = os.path.join(folder, name + ".json")
     with open(path, "w", encoding="utf-8") as out:
