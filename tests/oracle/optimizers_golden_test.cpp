@@ -67,8 +67,9 @@ TEST_CASE("SGD, Adam and AdamW have PyTorch's defaults (golden)")
     CHECK(sgd.nesterov == d["SGD"]["nesterov"].get<bool>());
     const optim::AdamOptions adam;
     const optim::AdamWOptions adamw;
-    for (const auto& [name, lr, beta1, beta2, eps, wd] : {std::tuple{"Adam", adam.lr, adam.beta1, adam.beta2, adam.eps, adam.weight_decay},
-                                                          std::tuple{"AdamW", adamw.lr, adamw.beta1, adamw.beta2, adamw.eps, adamw.weight_decay}}) {
+    const auto adam_defaults = {std::tuple{"Adam", adam.lr, adam.beta1, adam.beta2, adam.eps, adam.weight_decay},
+                                std::tuple{"AdamW", adamw.lr, adamw.beta1, adamw.beta2, adamw.eps, adamw.weight_decay}};
+    for (const auto& [name, lr, beta1, beta2, eps, wd] : adam_defaults) {
         CAPTURE(name);
         CHECK(lr == number(d[name]["lr"]));
         CHECK(beta1 == number(d[name]["betas"][0]));
