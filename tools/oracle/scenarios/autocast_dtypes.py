@@ -34,9 +34,9 @@ def fixed(dtype, shape, values):
 
 
 def probs(shape):
+    """floats() moved into (0, 1), for binary_cross_entropy."""
     spec = floats(shape)
-    spec["values"] = [hexf((float.fromhex(v) + 1) / 2.5) for v in spec["values"]]  # in (0, 1)
-    spec["values"] = [hexf(v) for v in as_f32([float.fromhex(v) for v in spec["values"]])]
+    spec["values"] = [hexf(v) for v in as_f32([(float.fromhex(v) + 1) / 2.5 for v in spec["values"]])]
     return spec
 
 

@@ -7,7 +7,7 @@ import inspect
 
 import torch
 
-from golden_io import DTYPE_NAMES, as_f32, hex_values, hexf
+from golden_io import DTYPE_NAMES, DTYPES, as_f32, hex_values, hexf
 
 BASE = [[0.5, -1.25, 3.0], [2.0, 0.1, -0.7, 1.9], None]
 CASES = [
@@ -32,7 +32,7 @@ def grads(dtype, inject):
         for (q, e), v in inject.items():
             if q == p:
                 values[e] = v
-        out.append(torch.tensor(values, dtype=torch.float64).to(getattr(torch, {"f32": "float32", "f64": "float64"}[dtype])))
+        out.append(torch.tensor(values, dtype=torch.float64).to(DTYPES[dtype]))
     return out
 
 
@@ -40,8 +40,7 @@ def make():
     cases = []
     for name, dtype, max_norm, error_if_nonfinite, inject in CASES:
         gs = grads(dtype, inject)
-        params = [torch.zeros(len(v) if v else 2, dtype=torch.float64 if dtype == "f64" else torch.float32, requires_grad=True)
-                  for v in BASE]
+        params = [torch.zeros(len(v) if v else 2, dtype=DTYPES[dtype], requires_grad=True) for v in BASE]
         for p, g in zip(params, gs):
             p.grad = g
         if max_norm is None:

@@ -3,7 +3,6 @@ gradient of every differentiable input, for fixed inputs. For reduction "none" t
 given a fixed grad_output; for "mean" and "sum" it starts from 1.
 """
 
-import torch
 import torch.nn.functional as F
 
 from golden_io import DTYPES, as_f32, from_spec, hex_values, hexf
