@@ -210,3 +210,13 @@ TEST_CASE("elementwise errors say what to do")
     CHECK(error_message([&] { add(flags, flags); }, ErrorKind::dtype).find("convert one with .to(i64) or .to(f32)") != std::string::npos);
     CHECK(error_message([&] { neg(flags); }, ErrorKind::dtype).find("neg of a bool tensor") != std::string::npos);
 }
+
+TEST_CASE("sub refuses a bool tensor on either side, as PyTorch does (add and mul refuse only two)")
+{
+    const Tensor flags = ones({2}, boolean), x = ones({2}, f32);
+    CHECK(error_message([&] { sub(flags, x); }, ErrorKind::dtype).find("sub with a bool tensor is not supported") != std::string::npos);
+    CHECK(error_message([&] { sub(x, flags); }, ErrorKind::dtype).find("eq(mask, false)") != std::string::npos);
+    CHECK(error_message([&] { sub(1.0, flags); }, ErrorKind::dtype).find("bool") != std::string::npos);
+    CHECK(error_message([&] { sub(flags, 1.0); }, ErrorKind::dtype).find("bool") != std::string::npos);
+    CHECK(add(flags, x).dtype() == f32);
+}

@@ -240,6 +240,16 @@ TEST_CASE("binary_cross_entropy by hand, and the clamp at p = 0 or 1")
     CHECK(w.grad().at({1}) > 0);
 }
 
+TEST_CASE("binary_cross_entropy's gradient clamps p (1 - p) at PyTorch's EPSILON, the float 1e-12, in f64 too")
+{
+    // p = 0 with target 1: d/dp = (0 - 1) / EPSILON. PyTorch's EPSILON is a float constant, so
+    // an f64 input divides by 1e-12f (9.99999996e-13), not by the double 1e-12.
+    const Tensor p = tensor({0.0}, f64).requires_grad_();
+    binary_cross_entropy(p, tensor({1.0}, f64), Reduction::sum).backward();
+    CHECK(p.grad().item() == -1.0 / double(1e-12f));
+    CHECK(p.grad().item() != -1.0 / 1e-12);
+}
+
 TEST_CASE("binary_cross_entropy_with_logits by hand, with and without pos_weight")
 {
     // sigmoid(0) = 1/2: log 2 whatever the target.

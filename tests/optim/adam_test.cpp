@@ -56,6 +56,24 @@ TEST_CASE("Adam follows PyTorch's update with bias correction, with and without 
     CHECK(run<optim::Adam>({-300.0}, optim::AdamOptions{.lr = 0.1}) == doctest::Approx(1.1).epsilon(1e-6));
 }
 
+TEST_CASE("Adam's first moment is PyTorch's lerp_, one fused multiply-add: m + w (g - m) rounded once")
+{
+    // Step 1 (g = 1) leaves m = w = 1 - beta1 in f32; step 2 (g = 8/7) gives m + w (g - m), with
+    // g - m rounded first, as PyTorch's vectorized lerp computes it. The values are chosen so that
+    // rounding w (g - m) first would land one ulp away.
+    const float w = float(1 - 0.9), m = w, g = 8.0f / 7.0f, diff = g - m;
+    const float once = float(double(m) + double(w) * double(diff));  // exact in f64, then rounded once
+    const volatile float product = w * diff;                         // volatile: no compiler may fuse this one
+    REQUIRE(once != m + product);                                    // the case tells the two apart
+    const Tensor p = zeros({1}, f32).requires_grad_();
+    optim::Adam opt({p});
+    for (float grad : {1.0f, g}) {
+        p.set_grad(tensor({double(grad)}, f32));
+        opt.step();
+    }
+    CHECK(opt.state(p).at("exp_avg").item() == double(once));
+}
+
 TEST_CASE("AdamW decays the weights apart from the gradient (decoupled weight decay)")
 {
     const std::vector<double> grads{0.5, -0.25, 1.0};

@@ -38,6 +38,22 @@ TEST_CASE("SGD: plain, momentum, dampening, nesterov and weight decay follow PyT
     CHECK(steps({.lr = 0.1, .weight_decay = 0.5}, {2.0})[0] == doctest::Approx(1.0 - 0.25));
 }
 
+TEST_CASE("SGD rounds p - lr * d once in f32 (a fused multiply-add), as PyTorch's AVX2/AVX-512 CPU kernels do")
+{
+    // p = 1, g = 18/7 in f32, lr = 0.1: the product lr * g is not exact in f32, and rounding it
+    // first gives a result one ulp away from the once-rounded one.
+    const float g = 18.0f / 7.0f, lr = 0.1f;
+    const float once = float(1.0 - double(lr) * double(g));  // exact in f64, then rounded once
+    const volatile float product = lr * g;  // volatile: no compiler may fuse this one
+    const float twice = 1.0f - product;
+    REQUIRE(once != twice);  // the case tells the two apart
+    const Tensor p = tensor({1.0}, f32).requires_grad_();
+    optim::SGD opt({p}, {.lr = 0.1});
+    p.set_grad(tensor({double(g)}, f32));
+    opt.step();
+    CHECK(p.item() == double(once));
+}
+
 TEST_CASE("SGD skips parameters without gradients, zero_grad drops gradients, and bad options are refused")
 {
     const Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
@@ -64,8 +80,8 @@ TEST_CASE("SGD keeps a momentum_buffer per parameter and uses each group's lr")
         b.set_grad(tensor({1.0}, f64));
         opt.step();
     }
-    // buf = 1, then 0.9 + 1 = 1.9: p moves by lr * 2.9 in all.
-    CHECK(a.to_vector() == std::vector<double>{1.0 - 0.1 * 1 - 0.1 * 1.9, 2.0 + 0.1 * 1 + 0.1 * 1.9});
+    // buf = 1, then 0.9 + 1 = 1.9: p moves by lr * 2.9 in all, each step p + (-lr) buf rounded once.
+    CHECK(a.to_vector() == std::vector<double>{std::fma(-0.1, 1.9, 1.0 - 0.1 * 1), std::fma(-0.1, -1.9, 2.0 + 0.1 * 1)});
     CHECK(b.item() == doctest::Approx(1.0 - 0.5 * 2.9));
     CHECK(opt.momentum_buffer(a).to_vector() == std::vector<double>{1.9, -1.9});
     CHECK(opt.state(b).at("momentum_buffer").item() == doctest::Approx(1.9));

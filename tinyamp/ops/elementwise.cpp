@@ -111,6 +111,10 @@ struct SubOp {
     static constexpr const char* name = "sub";
     static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
     {
+        // PyTorch refuses a bool operand on either side (add and mul only refuse two of them).
+        TINYAMP_CHECK(a.dtype() != DType::boolean && b.dtype() != DType::boolean, dtype,
+                      "sub with a bool tensor is not supported, as in PyTorch; to invert a mask use eq(mask, false), "
+                      "else convert it with .to(i64) or .to(f32) first");
         ctx.save("a_shape", a.shape());
         ctx.save("b_shape", b.shape());
         return binary(name, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x - y; });

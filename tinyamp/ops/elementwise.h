@@ -21,11 +21,12 @@ namespace tinyamp {
 Tensor add(const Tensor& a, const Tensor& b);
 /// a + b for a plain number b (see elementwise.h on how a number acts next to a tensor).
 Tensor add(const Tensor& a, double b);
-/// a - b, broadcast, in result_type(a, b) (torch.sub). Two bool tensors throw a dtype Error.
+/// a - b, broadcast, in result_type(a, b) (torch.sub). A bool tensor on either side throws a
+/// dtype Error, as in PyTorch.
 Tensor sub(const Tensor& a, const Tensor& b);
-/// a - b for a plain number b.
+/// a - b for a plain number b (a bool tensor a throws a dtype Error).
 Tensor sub(const Tensor& a, double b);
-/// a - b for a plain number a (as PyTorch's `2 - x`).
+/// a - b for a plain number a (as PyTorch's `2 - x`; a bool tensor b throws a dtype Error).
 Tensor sub(double a, const Tensor& b);
 /// a * b, broadcast, in result_type(a, b) (torch.mul). Two bool tensors throw a dtype Error.
 Tensor mul(const Tensor& a, const Tensor& b);

@@ -332,14 +332,14 @@ struct BinaryCrossEntropyOp {
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
-        // d/dp = (p - t) / (p (1 - p)), the denominator kept >= 1e-12 as in PyTorch;
-        // d/dt = log(1 - p) - log p, with forward's clamps.
+        // d/dp = (p - t) / (p (1 - p)), the denominator kept >= PyTorch's EPSILON, a float 1e-12
+        // (so f64 inputs are clamped at 1e-12f too); d/dt = log(1 - p) - log p, with forward's clamps.
         const DType ct = compute_dtype(grad.dtype());
         const Tensor p = ctx.saved_tensors()[0].to(ct);
         const Tensor t = ctx.saved_tensors()[1].to(ct);
         const Tensor g = grad_factor(grad, ctx.get<Reduction>("reduction"), p.numel(), ct);
         Tensor d_probs, d_target;
-        if (ctx.needs_input_grad(0)) d_probs = mul(div(sub(p, t), clamp_min(mul(p, sub(1.0, p)), 1e-12)), g);
+        if (ctx.needs_input_grad(0)) d_probs = mul(div(sub(p, t), clamp_min(mul(p, sub(1.0, p)), double(1e-12f))), g);
         if (ctx.needs_input_grad(1)) d_target = mul(sub(clamp_min(log(sub(1.0, p)), -100.0), clamp_min(log(p), -100.0)), g);
         return {d_probs, d_target};
     }
