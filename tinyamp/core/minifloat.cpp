@@ -7,7 +7,7 @@ namespace tinyamp::minifloat {
 
 void print_traits_table(std::ostream& out)
 {
-    out << "| format | ml_dtypes / torch | bits | exp bits | mantissa | bias | max | smallest normal "
+    out << "| format | ml_dtypes | bits | exp bits | mantissa | bias | max | smallest normal "
            "| smallest subnormal | eps | inf | NaN codes |\n";
     out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Format* f : kFormats) {
