@@ -178,19 +178,19 @@ constexpr std::uint8_t overflow_code(const Format& f, bool negative, Overflow mo
     return nan_code(f, negative);
 }
 
-/// E8M0 holds a power of two only, so its code is the f32's exponent field, rounded up by one
-/// when the f32's fraction (the part below the kept bits) is above 1/2, or exactly 1/2 for a
-/// normal f32: 1.5 * 2^k is a tie between 2^k and 2^(k+1), which ml_dtypes and PyTorch both
-/// round up. An f32 subnormal (below 2^-126) has exponent field 0 (2^-127) and no implicit 1,
-/// so it becomes 2^-126 when above 2^-127, and 2^-127 otherwise (there is no zero). This is
-/// round-to-nearest-even on the significand viewed as 1.f (normal) or 0.f (subnormal), which is
-/// how both libraries compute it; it is not the nearest power of two for f32 subnormals between
-/// 2^-127 and 1.5 * 2^-127, which go up. Zero, negative values and NaN have no E8M0 code: NaN.
+/// E8M0 holds powers of two only. Its code is the f32's exponent field, plus one when the f32's
+/// fraction says to round up, as ml_dtypes and PyTorch compute it (so tinyamp's scales equal
+/// theirs bit for bit):
+///   - a normal f32 is 1.f * 2^k: up when f >= 1/2. That is the nearest power of two, and the
+///     halfway value 1.5 * 2^k goes up;
+///   - an f32 subnormal is 0.f * 2^-126, with field 0 (2^-127, the smallest code: no zero): up to
+///     2^-126 when f > 1/2, i.e. for every value above 2^-127 (not the nearest below 1.5 * 2^-127).
+/// Zero, negative values and NaN have no E8M0 value: they give NaN.
 constexpr std::uint8_t encode_e8m0(std::uint32_t bits, Overflow mode)
 {
     const std::uint32_t field = (bits >> 23) & 0xFF, fraction = bits & 0x7FFFFF;
-    const bool is_nan = field == 0xFF && fraction != 0;
-    if (is_nan || (bits & 0x7FFFFFFF) == 0 || (bits >> 31) != 0) return 0xFF;  // NaN, +-0, negative
+    const bool nan_input = field == 0xFF && fraction != 0;
+    if (nan_input || (bits & 0x7FFFFFFF) == 0 || (bits >> 31) != 0) return 0xFF;  // NaN, +-0, negative
     if (field == 0xFF) return detail::overflow_code(e8m0, false, mode);          // +inf
     constexpr std::uint32_t half = 0x400000;  // fraction 1/2
     const bool round_up = fraction > half || (fraction == half && field != 0);
@@ -201,9 +201,10 @@ constexpr std::uint8_t encode_e8m0(std::uint32_t bits, Overflow mode)
 
 }  // namespace detail
 
-/// The code of the value of format \p f nearest to \p x, ties to the even code; a value that
-/// rounds past \p f.max (and +-inf) is handled by \p overflow. A NaN gives nan_code(f, sign of x).
-/// Zero keeps its sign (E8M0 has no zero: it gives NaN, see detail::encode_e8m0).
+/// The code of the value of format \p f nearest to \p x, ties to the even code, subnormals
+/// included; a value that rounds past \p f.max (and +-inf) is handled by \p overflow. A NaN
+/// gives nan_code(f, sign of x). Zero keeps its sign. E8M0, which has no zero and no sign, rounds
+/// as detail::encode_e8m0 says.
 constexpr std::uint8_t encode(const Format& f, float x, Overflow overflow)
 {
     const auto bits = std::bit_cast<std::uint32_t>(x);
