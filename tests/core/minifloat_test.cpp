@@ -89,7 +89,7 @@ TEST_CASE("minifloat: inf, NaN, zero and the formats without them")
     }
 }
 
-TEST_CASE("minifloat: E8M0 rounds to the nearest power of two, halfway up; f32 subnormals as ml_dtypes")
+TEST_CASE("minifloat: E8M0 rounds to the nearest power of two, halfway up, and f32 subnormals as ml_dtypes")
 {
     for (Overflow mode : kModes) {
         CHECK(round_trip(mf::e8m0, 1.0f, mode) == 1.0);
