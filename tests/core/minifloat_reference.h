@@ -77,14 +77,24 @@ public:
     /// The code of \p x: nearest value, ties to the even code (E8M0: ties up), then the overflow rule.
     std::uint8_t encode(float x, Overflow mode) const
     {
+        const Codes both = encode_both(x);
+        return mode == Overflow::saturate ? both.saturate : both.non_saturating;
+    }
+
+    /// The codes of \p x in both modes (one search: the exhaustive test's time is mostly here).
+    struct Codes {
+        std::uint8_t saturate, non_saturating;
+    };
+    Codes encode_both(float x) const
+    {
         const bool negative = std::signbit(x);
-        const std::uint8_t sign = negative ? sign_ : 0;
-        if (std::isnan(x)) return nan_code(negative);
-        if (spec_ == Spec::e8m0) return encode_e8m0(x, mode);
-        const double a = std::fabs(double(x));
-        const std::size_t i = nearest(a);
-        if (i + 1 == values_.size()) return overflow_code(negative, mode);  // beyond max, or inf
-        return std::uint8_t(sign | codes_[i]);
+        if (std::isnan(x)) return {nan_code(negative), nan_code(negative)};
+        if (spec_ == Spec::e8m0) return {encode_e8m0(x, Overflow::saturate), encode_e8m0(x, Overflow::non_saturating)};
+        const std::size_t i = nearest(std::fabs(double(x)));
+        if (i + 1 == values_.size())  // beyond max, or inf
+            return {overflow_code(negative, Overflow::saturate), overflow_code(negative, Overflow::non_saturating)};
+        const auto code = std::uint8_t((negative ? sign_ : 0) | codes_[i]);
+        return {code, code};
     }
 
 private:
