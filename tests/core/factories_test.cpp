@@ -144,7 +144,7 @@ TEST_CASE("zeros, ones, full, empty")
 
     CHECK(error_message([] { zeros({2, -1}); }, ErrorKind::shape) == "shape [2, -1] has a negative size; sizes must be >= 0");
     CHECK(error_message([] { empty({-3}); }, ErrorKind::shape) == "shape [-3] has a negative size; sizes must be >= 0");
-    CHECK(error_message([] { full({2}, std::nan(""), i64); }, ErrorKind::value).find("value nan has no i64 value") == 0);
+    CHECK(error_message([] { full({2}, std::nan(""), i64); }, ErrorKind::value).find("value nan (element 0) has no i64 value") == 0);
 }
 
 TEST_CASE("zeros_like, ones_like, full_like: same shape, dtype and device, but new contiguous storage")

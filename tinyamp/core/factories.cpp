@@ -23,7 +23,7 @@ void check_shape(const Shape& shape)
 std::vector<double> staging_values(const Shape& shape, DType dtype)
 {
     check_shape(shape);
-    storage_nbytes(shape, dtype);
+    storage_nbytes(shape, dtype);  // first for the caller's dtype, so that an overflow's message names it
     check_fits_in_memory(storage_nbytes(shape, f64), "the f64 values of a " + std::string(dtype_name(dtype)) + " tensor of shape " + shape_str(shape));
     return std::vector<double>(std::size_t(numel(shape)));
 }
@@ -45,13 +45,20 @@ void fill_elements(void* out, const void* pattern, std::int64_t count, std::int6
     }
 }
 
+// Rounds `count` f64 values once into `dtype` at `out`; a value the dtype has no value for (NaN
+// or out of range for an integer dtype) is a value Error naming it.
+void round_into(const double* values, std::int64_t count, void* out, DType dtype)
+{
+    const std::int64_t bad = kernels::cpu::convert(values, DType::f64, out, dtype, count);
+    TINYAMP_CHECK(bad < 0, value, "value ", values[bad < 0 ? 0 : bad], " (element ", bad, ") has no ", dtype_name(dtype),
+                  " value; use finite numbers within the range of ", dtype_name(dtype), " or another dtype");
+}
+
 // Every factory computes its values in f64 on the host, then rounds them once into the dtype.
 Tensor from_f64(const std::vector<double>& values, const Shape& shape, DType dtype, Device device)
 {
     Tensor host = empty(shape, dtype, Device::cpu());
-    const std::int64_t bad = kernels::cpu::convert(values.data(), DType::f64, host.data_ptr(), dtype, std::int64_t(values.size()));
-    TINYAMP_CHECK(bad < 0, value, "value ", values[std::size_t(bad < 0 ? 0 : bad)], " (element ", bad, ") has no ", dtype_name(dtype),
-                  " value; use finite numbers within the range of ", dtype_name(dtype), " or another dtype");
+    round_into(values.data(), std::int64_t(values.size()), host.data_ptr(), dtype);
     return host.to(device);
 }
 
@@ -85,8 +92,7 @@ Tensor full(const Shape& shape, double value, DType dtype, Device device)
     check_shape(shape);
     // The value rounded once into the dtype, then copied into every element (no f64 staging).
     alignas(8) unsigned char element[8];
-    TINYAMP_CHECK(kernels::cpu::convert(&value, DType::f64, element, dtype, 1) < 0, value, "value ", value, " has no ", dtype_name(dtype),
-                  " value; use finite numbers within the range of ", dtype_name(dtype), " or another dtype");
+    round_into(&value, 1, element, dtype);
     Tensor host = empty(shape, dtype, Device::cpu());
     fill_elements(host.data_ptr(), element, host.numel(), host.element_size());
     return host.to(device);

@@ -114,6 +114,9 @@ inline constexpr std::array<const Format*, 4> kFormats = {&f8e4m3fn, &f8e5m2, &e
 /// The sign bit of a code (0 for E8M0, which has none).
 constexpr std::uint8_t sign_bit(const Format& f) { return f.has_sign ? std::uint8_t(1u << (f.bits - 1)) : 0; }
 
+/// The bits of \p code below its sign bit (of its low f.bits bits): exponent and fraction.
+constexpr unsigned magnitude_of(const Format& f, std::uint8_t code) { return code & ~unsigned(sign_bit(f)) & ((1u << f.bits) - 1); }
+
 /// The NaN code encode() writes (with the sign of the input where the format has a sign): S.1111.111
 /// for E4M3FN, S.11111.10 (the quiet NaN) for E5M2, 0xFF for E8M0. E2M1 has no NaN: it writes
 /// ml_dtypes' stand-in, 0b1000 (-0), whose sign bit is then flipped by a negative NaN, giving +0;
@@ -133,7 +136,7 @@ constexpr std::uint8_t nan_code(const Format& f, bool negative)
 /// True if \p code is a NaN of format \p f (never for E2M1).
 constexpr bool is_nan(const Format& f, std::uint8_t code)
 {
-    const unsigned magnitude = code & ~unsigned(sign_bit(f)) & ((1u << f.bits) - 1);
+    const unsigned magnitude = magnitude_of(f, code);
     switch (f.specials) {
     case Specials::ieee: return magnitude > f.max_code + 1u;  // above inf
     case Specials::fn: return magnitude == f.max_code + 1u;
@@ -152,7 +155,7 @@ constexpr double decode(const Format& f, std::uint8_t code)
         const double nan = std::numeric_limits<double>::quiet_NaN();
         return negative ? -nan : nan;
     }
-    const unsigned magnitude = code & ~unsigned(sign_bit(f)) & ((1u << f.bits) - 1);
+    const unsigned magnitude = magnitude_of(f, code);
     const int field = int(magnitude >> f.mantissa_bits);
     const unsigned fraction = magnitude & ((1u << f.mantissa_bits) - 1);
     double value;

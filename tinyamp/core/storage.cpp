@@ -154,15 +154,27 @@ MemoryLedger& ledger()
 
 std::int64_t machine_memory_bytes()
 {
-    struct sysinfo info {};
-    if (::sysinfo(&info) != 0) return 0;
-    return (std::int64_t(info.totalram) + std::int64_t(info.totalswap)) * std::int64_t(info.mem_unit);
+    // Read once: every CPU Storage asks, and a system call per tensor would cost more than a
+    // small op's work.
+    static const std::int64_t bytes = [] {
+        struct sysinfo info {};
+        if (::sysinfo(&info) != 0) return std::int64_t{0};
+        return (std::int64_t(info.totalram) + std::int64_t(info.totalswap)) * std::int64_t(info.mem_unit);
+    }();
+    return bytes;
 }
+
+namespace {
+bool fits_in_memory(std::int64_t nbytes)
+{
+    const std::int64_t memory = machine_memory_bytes();
+    return memory == 0 || nbytes <= memory;
+}
+}  // namespace
 
 void check_fits_in_memory(std::int64_t nbytes, const std::string& what)
 {
-    const std::int64_t memory = machine_memory_bytes();
-    if (memory > 0 && nbytes > memory) fail_out_of_memory(nbytes, what);
+    if (!fits_in_memory(nbytes)) fail_out_of_memory(nbytes, what);
 }
 
 std::int64_t storage_nbytes(const Shape& shape, DType dtype)
@@ -214,12 +226,13 @@ Storage::Storage(std::int64_t nbytes, DType dtype, Device device) : nbytes_(nbyt
     TINYAMP_CHECK(nbytes >= 0, value, "cannot allocate a negative number of bytes (", nbytes, ")");
     if (nbytes > 0) {
         if (device.is_cpu()) {
-            const std::string what = std::string(dtype_name(dtype)) + " elements";
-            check_fits_in_memory(nbytes, what);
+            // The message's text is made only on failure: this runs for every tensor.
+            const auto out_of_memory = [&] { fail_out_of_memory(nbytes, std::string(dtype_name(dtype)) + " elements"); };
+            if (!fits_in_memory(nbytes)) out_of_memory();
             const std::size_t rounded = cpu_block_bytes(nbytes);
             data_ = block_cache().take(rounded);
             if (!data_) data_ = std::aligned_alloc(kCpuAlignment, rounded);
-            if (!data_) fail_out_of_memory(nbytes, what);
+            if (!data_) out_of_memory();
         } else {
             data_ = cuda_memory::allocate(nbytes, device.index());
         }
