@@ -2,6 +2,7 @@
 // operand once into an f32 panel, then the vectorized f32 gemm).
 #include "kernels/cpu/scaled_mm.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/cpu/gemm.h"
@@ -78,9 +79,15 @@ void decode_scaled_operand(const ScaledOperand& x, const char* name, std::int64_
         if (x.block_scales != nullptr) {
             const float* scales = decode_table(*x.block_scale_format);
             const std::uint8_t* row_scales = x.block_scales + r * blocks_per_row(x, k);
-            for (std::int64_t i = 0; i < k; ++i) row[i] = row[i] * scales[row_scales[i / x.block_size]];
+            for (std::int64_t start = 0, block = 0; start < k; start += x.block_size, ++block) {
+                const float scale = scales[row_scales[block]];
+                const std::int64_t end = std::min(k, start + x.block_size);
+                for (std::int64_t i = start; i < end; ++i) row[i] = row[i] * scale;
+            }
         }
-        for (std::int64_t i = 0; i < k; ++i) row[i] = row[i] * x.tensor_scale_inv;
+        // v * 1.0f is v (the decode tables hold no signaling NaN): the pass is skipped then.
+        if (x.tensor_scale_inv != 1.0f)
+            for (std::int64_t i = 0; i < k; ++i) row[i] = row[i] * x.tensor_scale_inv;
     }
 }
 
