@@ -34,6 +34,7 @@
 #include "bench/machine_header.h"
 #include "bench/pytorch_results.h"
 #include "bench/result_collector.h"
+#include "bench/scaled_mm_bench.h"
 #include "bench/summary_tables.h"
 #include "kernels/cpu/cpu_features.h"
 
@@ -116,6 +117,7 @@ int main(int argc, char** argv)
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
     bench::register_gemm_benchmarks();
+    bench::register_scaled_mm_benchmarks();
     bench::register_dispatch_benchmarks();
     bench::register_digits_epoch_benchmarks();
     std::cout << "\nRunning (a progress line per benchmark; about 2 minutes on 2 cores)...\n";
@@ -124,5 +126,6 @@ int main(int argc, char** argv)
     benchmark::Shutdown();
 
     bench::print_summary(std::cout, results, machine, pytorch ? &*pytorch : nullptr);
+    bench::print_scaled_mm_table(std::cout, results);
     return 0;
 }
