@@ -24,7 +24,7 @@ void print_traits_table()
 {
     std::printf("%-5s %5s %8s %8s  %-13s %-15s %-18s %-11s\n", "dtype", "bytes", "exp bits", "mantissa", "max",
                 "smallest normal", "smallest subnormal", "eps");
-    for (DType d : kAllDTypes) {
+    for (DType d : kComputeDTypes) {  // the FP8/FP4 formats have their own table (minifloat::print_traits_table)
         const DTypeTraits& t = traits(d);
         if (t.is_floating_point)
             std::printf("%-5s %5d %8d %8d  %-13.6g %-15.6g %-18.6g %-11.6g\n", t.name, t.size, t.exponent_bits, t.mantissa_bits, t.max,

@@ -31,12 +31,29 @@ namespace detail {
 template <class Op>
 constexpr bool is_user_function = requires { requires Op::is_user_function; };
 
+// An op that handles FP8/FP4 tensors says so (views, copies, to(), scaled_mm); every other op
+// refuses them here, once for all ops, with one message.
+template <class Op>
+constexpr bool takes_minifloat = requires { requires Op::takes_minifloat; };
+
+template <class Op, class... Args>
+void refuse_minifloat_inputs(const Args&... args)
+{
+    if constexpr (!takes_minifloat<Op>) {
+        const auto check = [](const Tensor& t) {
+            if (t.defined() && is_minifloat(t.dtype())) fail_minifloat_input(Op::name, t.dtype());
+        };
+        (for_each_tensor(args, check), ...);
+    }
+}
+
 // Layers 2 and 3. A built-in op's forward is shielded from autocast (ops it uses inside are part
 // of it, as PyTorch's ExcludeDispatchKeyGuard does); a user Function's forward runs in the
 // current autocast state, adjusted by its custom_fwd if it has one.
 template <class Op, class... Args>
 Tensor run_op(const Args&... args)
 {
+    refuse_minifloat_inputs<Op>(args...);
     trace::NestedScope nested;
     try {
         if constexpr (is_user_function<Op>) {

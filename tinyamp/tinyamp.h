@@ -13,7 +13,8 @@
 #include "tinyamp/autograd/node.h"       // Node (the graph)
 #include "tinyamp/core/device.h"     // Device::cpu(), Device::cuda(i)
 #include "tinyamp/backends/cpu.h"  // backends::cpu::matmul_hardware(): what this CPU gives bf16
-#include "tinyamp/core/dtype.h"      // DType f64/f32/f16/bf16/i64/bool, traits(), Half, BFloat16
+#include "tinyamp/core/dtype.h"      // DType f64/f32/f16/bf16/i64/bool and the FP8/FP4 ones, traits(), Half, BFloat16
+#include "tinyamp/core/fp4_packing.h"  // minifloat::pack_fp4x2, unpack_fp4: two FP4 codes in a byte
 #include "tinyamp/core/error.h"      // tinyamp::Error
 #include "tinyamp/core/factories.h"  // tensor, zeros, ones, full, arange, rand, randn
 #include "tinyamp/core/generator.h"  // Generator, manual_seed

@@ -1,5 +1,5 @@
 // Block quantization (MX, NVFP4) along K: reference loops, one block at a time. The layout is in
-// block_quantize.h; the scale rules are in tinyamp/amp/scaling_recipe.cpp.
+// block_quantize.h; the scale rules are in tinyamp/amp/fp8/scaling_recipe.cpp.
 #include "kernels/cpu/block_quantize.h"
 
 #include <algorithm>

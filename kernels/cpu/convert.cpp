@@ -117,6 +117,7 @@ std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtyp
         return f32_to_bf16(static_cast<const float*>(src), static_cast<BFloat16*>(dst), n), -1;
     if (src_dtype == DType::bf16 && dst_dtype == DType::f32)
         return bf16_to_f32(static_cast<const BFloat16*>(src), static_cast<float*>(dst), n), -1;
+    if (is_minifloat(src_dtype) || is_minifloat(dst_dtype)) return convert_minifloat(src, src_dtype, dst, dst_dtype, n);
     return visit_dtype(src_dtype, [&](auto src_tag) {
         using From = decltype(src_tag);
         return visit_dtype(dst_dtype, [&](auto dst_tag) {

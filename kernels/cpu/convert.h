@@ -47,6 +47,12 @@ void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
 /// Converts n elements between any two dtypes (floats round to nearest even; to bool is x != 0;
 /// floats to i64 truncate toward zero). Returns the index of the first element that has no
 /// value in the target dtype (NaN, inf or out of range going to i64), or -1 when all converted.
+/// The minifloats (f8e4m3fn, f8e5m2, e8m0) go through f32, rounded once, with the overflow rule of
+/// cast_overflow(); E8M0 has no value for 0, negative numbers and (not saturating) overflow. An
+/// f4e2m1x2 element holds two values: converting it throws Error(dtype).
 std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtype, std::int64_t n);
+
+/// convert() when either dtype is a minifloat (convert_minifloat.cpp).
+std::int64_t convert_minifloat(const void* src, DType src_dtype, void* dst, DType dst_dtype, std::int64_t n);
 
 }  // namespace tinyamp::kernels::cpu

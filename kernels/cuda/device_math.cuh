@@ -45,7 +45,8 @@ __device__ __forceinline__ T store(V v)
     }
 }
 
-/// Calls fn(T{}) with the device element type of `dtype`.
+/// Calls fn(T{}) with the device element type of `dtype`. The FP8/FP4 dtypes have no CUDA kernels
+/// in tinyamp (layout::convert refuses them on a GPU first): Error(dtype).
 template <class Fn>
 void visit_device_dtype(DType dtype, Fn&& fn)
 {
@@ -56,6 +57,7 @@ void visit_device_dtype(DType dtype, Fn&& fn)
     case DType::bf16: return fn(__nv_bfloat16{});
     case DType::i64: return fn(std::int64_t{});
     case DType::boolean: return fn(bool{});
+    default: TINYAMP_FAIL(dtype, "no CUDA kernel takes ", dtype_name(dtype), " tensors; move them with .cpu() first");
     }
 }
 

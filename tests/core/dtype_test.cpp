@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -85,11 +86,68 @@ TEST_CASE("bit_pattern shows sign, exponent and mantissa of the rounded value")
 
 TEST_CASE("visit_dtype, element_t and dtype_of agree")
 {
-    for (DType d : kAllDTypes) {
+    for (DType d : kComputeDTypes) {
         const int size = visit_dtype(d, [](auto tag) { return int(sizeof(tag)); });
         CHECK(size == dtype_size(d));
         const DType back = visit_dtype(d, [](auto tag) { return dtype_of<decltype(tag)>(); });
         CHECK(back == d);
     }
     static_assert(std::is_same_v<element_t<DType::bf16>, BFloat16>);
+}
+
+TEST_CASE("the FP8/FP4 dtypes: traits rows from their minifloat formats, names, bit patterns")
+{
+    CHECK(kAllDTypes.size() == kComputeDTypes.size() + kMinifloatDTypes.size());
+    for (DType d : kMinifloatDTypes) {
+        CAPTURE(d);
+        const DTypeTraits& t = traits(d);
+        CHECK(is_minifloat(d));
+        CHECK_FALSE(t.is_floating_point);  // no op computes in them
+        CHECK(t.size == 1);
+        REQUIRE(t.minifloat != nullptr);
+        CHECK(&minifloat_format(d) == t.minifloat);
+        CHECK(t.max == t.minifloat->max);
+        CHECK(parse_dtype(t.name) == d);
+        CHECK(parse_dtype(t.long_name) == d);
+    }
+    for (DType d : kComputeDTypes) {
+        CHECK_FALSE(is_minifloat(d));
+        CHECK_THROWS_AS(minifloat_format(d), Error);
+    }
+    CHECK(traits(f8e4m3fn).max == 448.0);
+    CHECK(traits(f8e5m2).max == 57344.0);
+    CHECK(traits(e8m0).min_subnormal == std::ldexp(1.0, -127));
+    CHECK(traits(f4e2m1x2).max == 6.0);
+    CHECK(traits(f4e2m1x2).values_per_element == 2);
+    CHECK(traits(f8e4m3fn).values_per_element == 1);
+    CHECK(std::string(traits(f4e2m1x2).long_name) == "float4_e2m1fn_x2");
+    CHECK(std::string(traits(e8m0).long_name) == "float8_e8m0fnu");
+    CHECK(&minifloat_format(f4e2m1x2) == &minifloat::f4e2m1);
+
+    CHECK(bit_pattern(448, f8e4m3fn) == "0 1111 110");
+    CHECK(bit_pattern(1e9, f8e4m3fn) == "0 1111 110");  // to() saturates E4M3, as PyTorch
+    CHECK(bit_pattern(-1.0, f8e5m2) == "1 01111 00");
+    CHECK(bit_pattern(61440, f8e5m2) == "0 11111 00");  // the tie goes to the even code: inf
+    CHECK(bit_pattern(1.0, e8m0) == "01111111");        // no sign, no mantissa
+    CHECK(bit_pattern(6.0, f4e2m1x2) == "0 11 1");
+    CHECK(cast_overflow(f8e4m3fn) == minifloat::Overflow::saturate);
+    CHECK(cast_overflow(f8e5m2) == minifloat::Overflow::non_saturating);
+}
+
+TEST_CASE("promote_types refuses the FP8/FP4 dtypes, as PyTorch does, and says to convert")
+{
+    CHECK(promote_types(f8e4m3fn, f8e4m3fn) == f8e4m3fn);
+    for (DType m : kMinifloatDTypes)
+        for (DType d : kAllDTypes) {
+            if (d == m) continue;
+            CAPTURE(m);
+            CAPTURE(d);
+            CHECK_THROWS_WITH_AS(promote_types(m, d), doctest::Contains(".to(f32)"), Error);
+            CHECK_THROWS_AS(promote_types(d, m), Error);
+        }
+}
+
+TEST_CASE("visit_dtype refuses the FP8/FP4 dtypes with a message that says to convert")
+{
+    for (DType d : kMinifloatDTypes) CHECK_THROWS_WITH_AS(visit_dtype(d, [](auto) { return 0; }), doctest::Contains(".to(f32)"), Error);
 }

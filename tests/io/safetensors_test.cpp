@@ -146,6 +146,10 @@ TEST_CASE("safetensors: every dtype round-trips bit for bit, special values incl
         {"bf16", from_raw<std::uint16_t>({0x0000, 0x8000, 0x3EAB, 0x7F80, 0xFF80, 0x7FC1, 0x0001, 0x7F7F}, {2, 2, 2}, bf16)},
         {"i64", from_raw<std::int64_t>({std::numeric_limits<std::int64_t>::min(), -1, 0, 1, std::numeric_limits<std::int64_t>::max()}, {5}, i64)},
         {"bool", from_raw<std::uint8_t>({1, 0, 0, 1, 1, 0}, {3, 2}, boolean)},
+        // FP8 keeps its codes and its dtype: 0, -0, 1, max, -max, NaN (E4M3FN has no inf), smallest subnormal
+        {"f8e4m3fn", from_raw<std::uint8_t>({0x00, 0x80, 0x38, 0x7E, 0xFE, 0x7F, 0x01}, {7}, f8e4m3fn)},
+        {"f8e5m2", from_raw<std::uint8_t>({0x00, 0x80, 0x3C, 0x7B, 0x7C, 0xFC, 0x7E, 0x01}, {2, 4}, f8e5m2)},
+        {"e8m0", from_raw<std::uint8_t>({0x00, 0x7F, 0xFE, 0xFF}, {4}, e8m0)},
     };
     io::save_safetensors(path, tensors);
     const io::SafetensorsFile file = io::load_safetensors(path);
@@ -153,8 +157,16 @@ TEST_CASE("safetensors: every dtype round-trips bit for bit, special values incl
     CHECK(file.tensors[4].second.to_vector() == tensors[4].second.to_vector());
     const std::string header = header_text(io::read_file(path));
     for (const char* name : {R"("dtype":"F64")", R"("dtype":"F32")", R"("dtype":"F16")", R"("dtype":"BF16")", R"("dtype":"I64")",
-                             R"("dtype":"BOOL")"})
+                             R"("dtype":"BOOL")", R"("dtype":"F8_E4M3")", R"("dtype":"F8_E5M2")", R"("dtype":"F8_E8M0")"})
         CHECK(header.find(name) != std::string::npos);
+}
+
+TEST_CASE("safetensors: an f4e2m1x2 tensor is refused with a message, and nothing is written")
+{
+    const TempDir dir;
+    const std::string path = dir.file("fp4.safetensors");
+    CHECK_THROWS_WITH_AS(io::save_safetensors(path, {{"w", empty({2, 4}, f4e2m1x2)}}), doctest::Contains("dequantize it to f32"), Error);
+    CHECK_FALSE(std::filesystem::exists(path));
 }
 
 TEST_CASE("safetensors: 0-d tensors and tensors with a size-0 dimension round-trip")
@@ -302,7 +314,7 @@ TEST_CASE("safetensors: an invalid file is refused with an io error that names t
          "the header lists the key 'x' twice"},
         {"an entry that is not an object", file_with(R"({"x":[1]})", ""), R"(tensor 'x': expected {"dtype", "shape", "data_offsets"}, found an array)"},
         {"an unknown dtype", file_with(R"({"x":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", "    "),
-         "tensor 'x' has dtype \"I32\", which tinyamp does not read; it reads F64, F32, F16, BF16, I64 and BOOL"},
+         "tensor 'x' has dtype \"I32\", which tinyamp does not read; it reads F64, F32, F16, BF16, I64, BOOL, F8_E4M3, F8_E5M2 and F8_E8M0"},
         {"a dtype that is a number", file_with(R"({"x":{"dtype":5,"shape":[1],"data_offsets":[0,4]}})", "    "), "tensor 'x': dtype must be a string, found 5"},
         {"a missing field", file_with(R"({"x":{"dtype":"F32","shape":[1]}})", "    "), "tensor 'x': the field 'data_offsets' is missing"},
         {"an unknown field", file_with(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"extra":1}})", "    "), "tensor 'x': unknown field 'extra'"},

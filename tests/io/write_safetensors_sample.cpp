@@ -36,6 +36,10 @@ const char* file_dtype(DType dtype)
     case DType::bf16: return "BF16";
     case DType::i64: return "I64";
     case DType::boolean: return "BOOL";
+    case DType::f8e4m3fn: return "F8_E4M3";
+    case DType::f8e5m2: return "F8_E5M2";
+    case DType::e8m0: return "F8_E8M0";
+    case DType::f4e2m1x2: return "?";  // the sample holds none
     }
     return "?";
 }

@@ -96,7 +96,7 @@ bool check_element(const mf::Format& element, float x, float scaled, float value
 
 TEST_CASE("block_quantize: MX round trips stay within the element format's rounding, per block")
 {
-    const std::uint32_t seed = std::random_device{}();
+    const std::uint32_t seed = 2211;  // fixed: a failure must replay
     CAPTURE(seed);
     std::mt19937 rng(seed);
     const std::int64_t rows = 5, k = 96;  // 3 blocks of 32 per row
@@ -126,7 +126,7 @@ TEST_CASE("block_quantize: MX round trips stay within the element format's round
 
 TEST_CASE("block_quantize: NVFP4 round trips stay within E2M1's rounding at each block's scale")
 {
-    const std::uint32_t seed = std::random_device{}();
+    const std::uint32_t seed = 2211;  // fixed: a failure must replay
     CAPTURE(seed);
     std::mt19937 rng(seed);
     const std::int64_t rows = 4, k = 64;  // 4 blocks of 16 per row

@@ -221,6 +221,9 @@ Tensor clone(const Tensor& self)
 Tensor convert(const Tensor& self, DType target)
 {
     if (target == self.dtype()) return self;
+    TINYAMP_CHECK(self.device().is_cpu() || (!is_minifloat(target) && !is_minifloat(self.dtype())), device, "to(", dtype_name(target),
+                  ") of a ", dtype_name(self.dtype()), " tensor on ", self.device(),
+                  ": tinyamp converts FP8/FP4 tensors on the CPU only; move the tensor with .cpu() first");
     const Tensor src = contiguous(self);
     Tensor out(new_impl(self.shape(), target, self.device()));
     // CUDA tensors convert on their device, with the same rounding as the CPU (kernels/cuda/convert.cu).

@@ -245,6 +245,26 @@ constexpr std::uint8_t encode(const Format& f, float x, Overflow overflow)
     return std::uint8_t(sign | magnitude);
 }
 
+/// \p x (a double) as an f32 rounded "to odd": truncated toward zero, with the lowest bit set
+/// when that dropped anything. Rounding this f32 again to a format with at least two bits fewer
+/// gives the same result as rounding \p x directly, so f64 -> f32 -> fp8 rounds only once
+/// (plain round-to-nearest through f32 could round twice: a value just above a tie would land on
+/// the tie and then go to even). Beyond the f32 range it gives +-FLT_MAX with the bit set, still
+/// past every minifloat's max.
+constexpr float round_to_odd_f32(double x)
+{
+    const float nearest = static_cast<float>(x);
+    if (x != x || static_cast<double>(nearest) == x) return nearest;  // NaN, or exact (inf included)
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(nearest);
+    const bool rounded_away = (nearest < 0 ? -static_cast<double>(nearest) : static_cast<double>(nearest)) > (x < 0 ? -x : x);
+    if (rounded_away) --bits;  // one step toward zero: the truncation (inf - 1 step is FLT_MAX)
+    return std::bit_cast<float>(bits | 1u);
+}
+
+/// encode() for a double: the code of the value nearest to \p x, rounded once (through
+/// round_to_odd_f32). to() uses it for f64 tensors and the factories' values.
+constexpr std::uint8_t encode_f64(const Format& f, double x, Overflow overflow) { return encode(f, round_to_odd_f32(x), overflow); }
+
 /// Writes the traits table of the four formats (one row each: name, bits, exponent and mantissa
 /// bits, bias, max, smallest normal and subnormal, eps, inf, NaN codes) as Markdown, for lessons.
 void print_traits_table(std::ostream& out);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "kernels/cpu/convert.h"
+#include "tinyamp/core/fp4_packing.h"
 #include "tinyamp/core/tensor.h"
 
 namespace tinyamp {
@@ -46,8 +47,13 @@ std::string format_value(double v, DType dtype)
 }
 
 // One element in host memory. i64 is read as it is: through a double it would round above 2^53.
+// An f4e2m1x2 byte holds two FP4 values: shown as "first|second" (low nibble first).
 std::string format_element(const unsigned char* element, DType dtype)
 {
+    if (dtype == DType::f4e2m1x2) {
+        const auto value = [&](std::size_t i) { return minifloat::decode(minifloat::f4e2m1, minifloat::unpack_fp4(element, i)); };
+        return format_value(value(0), DType::f32) + "|" + format_value(value(1), DType::f32);
+    }
     if (dtype == DType::i64) {
         std::int64_t x = 0;
         std::memcpy(&x, element, sizeof x);

@@ -28,14 +28,18 @@ constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 constexpr const char* kMetadataKey = "__metadata__";
 constexpr const char* kSaveAgain = "the file is damaged or was cut short; save it again";
 
-constexpr std::pair<DType, const char*> kDTypeNames[] = {{DType::f64, "F64"}, {DType::f32, "F32"},  {DType::f16, "F16"},
-                                                         {DType::bf16, "BF16"}, {DType::i64, "I64"}, {DType::boolean, "BOOL"}};
+// The format's own names (the safetensors crate's Dtype). FP8 keeps its dtype in the file, so a
+// checkpoint of fp8 weights stays fp8. f4e2m1x2 is not listed: the format's "F4" counts 4-bit
+// values in its shape, where tinyamp's shape counts bytes of two.
+constexpr std::pair<DType, const char*> kDTypeNames[] = {
+    {DType::f64, "F64"},  {DType::f32, "F32"},         {DType::f16, "F16"},         {DType::bf16, "BF16"}, {DType::i64, "I64"},
+    {DType::boolean, "BOOL"}, {DType::f8e4m3fn, "F8_E4M3"}, {DType::f8e5m2, "F8_E5M2"}, {DType::e8m0, "F8_E8M0"}};
 
 const char* file_dtype_name(DType dtype)
 {
     for (const auto& [d, name] : kDTypeNames)
         if (d == dtype) return name;
-    return "?";  // unreachable: every dtype is listed
+    return nullptr;
 }
 
 std::optional<DType> parse_file_dtype(const std::string& name)
@@ -132,8 +136,8 @@ struct Reader {
         if (!dtype.is_string()) fail("tensor '", name, "': dtype must be a string, found ", dtype.dump(), "; ", kSaveAgain);
         const std::optional<DType> parsed = parse_file_dtype(dtype.get<std::string>());
         if (!parsed)
-            fail("tensor '", name, "' has dtype ", dtype.dump(), ", which tinyamp does not read; it reads F64, F32, F16, BF16, I64 and "
-                 "BOOL: convert the tensor to one of these before saving (in PyTorch, e.g. t.float())");
+            fail("tensor '", name, "' has dtype ", dtype.dump(), ", which tinyamp does not read; it reads F64, F32, F16, BF16, I64, "
+                 "BOOL, F8_E4M3, F8_E5M2 and F8_E8M0: convert the tensor to one of these before saving (in PyTorch, e.g. t.float())");
 
         // Sizes must fit Shape's int64, and so must the product of the non-zero sizes (the
         // strides): a huge size next to a 0 would otherwise overflow inside the tensor code.
@@ -209,6 +213,9 @@ std::string to_safetensors_bytes(const std::vector<std::pair<std::string, Tensor
         TINYAMP_CHECK(names.insert(name).second, value, "save_safetensors: the name '", name,
                       "' is given to two tensors; names must be unique");
         TINYAMP_CHECK(t.defined(), value, "save_safetensors: tensor '", name, "' is undefined");
+        TINYAMP_CHECK(file_dtype_name(t.dtype()) != nullptr, dtype, "save_safetensors: tensor '", name, "' is ", dtype_name(t.dtype()),
+                      ", which tinyamp does not save (safetensors' F4 counts single FP4 values in its shape, tinyamp's "
+                      "shape counts bytes of two); dequantize it to f32 first");
         // No autograd here (layout::), and the data in row-major order on the CPU.
         const Tensor cpu = t.device().is_cpu() ? t : layout::to_device(t, Device::cpu());
         packed.push_back(layout::contiguous(cpu));

@@ -39,7 +39,8 @@ struct SafetensorsFile {
 
 /// Saves tensors (any layout: non-contiguous ones are made contiguous; CUDA ones are copied to
 /// the CPU) under their names, in the order given, with write_file_atomically. Dtypes are
-/// written as f64 F64, f32 F32, f16 F16, bf16 BF16, i64 I64, bool BOOL. Names must be unique,
+/// written as f64 F64, f32 F32, f16 F16, bf16 BF16, i64 I64, bool BOOL, f8e4m3fn F8_E4M3,
+/// f8e5m2 F8_E5M2, e8m0 F8_E8M0 (f4e2m1x2 is refused: Error(dtype)). Names must be unique,
 /// non-empty, valid UTF-8 and not `"__metadata__"` (Error(value) otherwise), and every tensor
 /// defined. Empty metadata is left out of the header. Error(io) when the file cannot be written
 /// (the old file, if any, is then untouched).

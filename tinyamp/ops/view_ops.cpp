@@ -1,7 +1,8 @@
 // Tensor's layout methods as ops: views (shape, strides and offset change; storage is shared),
 // copies, and the dtype/device casts. Each forward calls tinyamp::layout; each backward maps the
 // gradient back to the input's layout. Going through the dispatcher gives them gradients and a
-// trace entry like every other op.
+// trace entry like every other op. They all take FP8/FP4 tensors (takes_minifloat): they move
+// or convert codes and compute nothing.
 #include <numeric>
 
 #include "kernels/cpu/strided_copy.h"
@@ -15,6 +16,7 @@ namespace {
 
 struct ViewOp {
     static constexpr const char* name = "view";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
     {
         ctx.save("input_shape", x.shape());
@@ -25,6 +27,7 @@ struct ViewOp {
 
 struct ReshapeOp {
     static constexpr const char* name = "reshape";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
     {
         ctx.save("input_shape", x.shape());
@@ -35,6 +38,7 @@ struct ReshapeOp {
 
 struct TransposeOp {
     static constexpr const char* name = "transpose";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim0, std::int64_t dim1)
     {
         ctx.save("dims", std::pair{dim0, dim1});
@@ -49,6 +53,7 @@ struct TransposeOp {
 
 struct PermuteOp {
     static constexpr const char* name = "permute";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims)
     {
         Tensor out = layout::permute(x, dims);  // checks dims first
@@ -89,6 +94,7 @@ struct SliceBackwardOp {
 
 struct SliceOp {
     static constexpr const char* name = "slice";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step)
     {
         Tensor out = layout::slice(x, dim, start, end, step);  // checks the arguments first
@@ -103,6 +109,7 @@ struct SliceOp {
 
 struct SelectOp {
     static constexpr const char* name = "select";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t index)
     {
         Tensor out = layout::select(x, dim, index);  // checks the arguments first
@@ -121,6 +128,7 @@ struct SelectOp {
 // unsqueeze, squeeze: the gradient only needs the input's shape back.
 struct UnsqueezeOp {
     static constexpr const char* name = "unsqueeze";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
     {
         ctx.save("input_shape", x.shape());
@@ -131,6 +139,7 @@ struct UnsqueezeOp {
 
 struct SqueezeOp {
     static constexpr const char* name = "squeeze";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
     {
         ctx.save("input_shape", x.shape());
@@ -141,6 +150,7 @@ struct SqueezeOp {
 
 struct ExpandOp {
     static constexpr const char* name = "expand";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
     {
         ctx.save("input_shape", x.shape());
@@ -152,6 +162,7 @@ struct ExpandOp {
 
 struct CloneOp {
     static constexpr const char* name = "clone";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context&, const Tensor& x) { return layout::clone(x); }
     static std::vector<Tensor> backward(Context&, const Tensor& grad) { return {grad}; }
 };
@@ -159,6 +170,7 @@ struct CloneOp {
 // The cast: its backward casts the gradient back to the dtype the input had.
 struct ToDTypeOp {
     static constexpr const char* name = "to";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, DType dtype)
     {
         ctx.save("source", x.dtype());
@@ -169,6 +181,7 @@ struct ToDTypeOp {
 
 struct ToDeviceOp {
     static constexpr const char* name = "to_device";
+    static constexpr bool takes_minifloat = true;
     static Tensor forward(Context& ctx, const Tensor& x, Device device)
     {
         ctx.save("source", x.device());

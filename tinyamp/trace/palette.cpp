@@ -27,6 +27,13 @@ const char* fill_of(DType dtype)
     case DType::f64: return "#882255";      // wine
     case DType::i64: return "#bbbbbb";      // light gray: labels, indices
     case DType::boolean: return "#ddcc77";  // sand: masks
+    // The FP8/FP4 storage dtypes, found by a search over colours that keep every pair of the ten
+    // apart under the three visions (min distance 23.7): warm reds for the two FP8 element
+    // formats, near black for the E8M0 scale, pink for FP4.
+    case DType::f8e4m3fn: return "#d72a24";  // red: forward FP8
+    case DType::f8e5m2: return "#641771";    // dark purple: gradient FP8
+    case DType::e8m0: return "#251f10";      // near black: MX block scales
+    case DType::f4e2m1x2: return "#e489da";  // pink: FP4 pairs
     }
     return "#7f7f7f";  // unreachable: every enumerator is handled above
 }

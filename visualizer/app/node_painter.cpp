@@ -101,6 +101,16 @@ void draw_glyph(ImDrawList* draw, Glyph glyph, ImVec2 min, ImVec2 max, ImU32 col
         draw->AddRectFilled({cx - 0.17f * s, min.y}, {cx + 0.17f * s, max.y}, color);
         break;
     case Glyph::bar: draw->AddRectFilled({min.x, cy - 0.2f * s}, {max.x, cy + 0.2f * s}, color); break;
+    case Glyph::triangle_down: draw->AddTriangleFilled({min.x, min.y}, {max.x, min.y}, {cx, max.y}, color); break;
+    case Glyph::hourglass:
+        draw->AddTriangleFilled({min.x, min.y}, {max.x, min.y}, {cx, cy}, color);
+        draw->AddTriangleFilled({cx, cy}, {max.x, max.y}, {min.x, max.y}, color);
+        break;
+    case Glyph::ring: draw->AddCircle({cx, cy}, 0.4f * s, color, 16, 0.2f * s); break;
+    case Glyph::two_dots:
+        draw->AddCircleFilled({min.x + 0.25f * s, cy}, 0.22f * s, color, 12);
+        draw->AddCircleFilled({max.x - 0.25f * s, cy}, 0.22f * s, color, 12);
+        break;
     }
 }
 

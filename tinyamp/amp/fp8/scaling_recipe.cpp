@@ -1,6 +1,6 @@
 // The scaling recipes' rules. Each function says, next to its code, which line of Transformer
 // Engine or torchao it follows, and where tinyamp differs on purpose.
-#include "tinyamp/amp/scaling_recipe.h"
+#include "tinyamp/amp/fp8/scaling_recipe.h"
 
 #include <algorithm>
 #include <bit>
