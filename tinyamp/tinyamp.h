@@ -26,12 +26,15 @@
 #include "tinyamp/amp/cast_policy.h"     // amp::CastPolicy, amp::PolicyTable
 #include "tinyamp/amp/custom_function.h" // amp::CustomFwd, amp::CustomBwd
 #include "tinyamp/amp/grad_scaler.h"     // amp::GradScaler
+#include "tinyamp/amp/fp8/fp8_autocast.h"    // amp::fp8_autocast: Linear layers in FP8/MX (TE's region)
+#include "tinyamp/amp/fp8/scaling_recipe.h"  // amp::Float8CurrentScaling, DelayedScaling, MXBlockScaling, NVFP4BlockScaling
 #include "tinyamp/core/warning.h"        // warn, set_warning_handler
 #include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
 #include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
 #include "tinyamp/ops/conv.h"            // conv2d
 #include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, ..., operators
+#include "tinyamp/ops/float8.h"          // scaled_mm, to_float8, fp8_linear
 #include "tinyamp/ops/join.h"            // cat, stack
 #include "tinyamp/ops/loss.h"            // mse_loss, nll_loss, cross_entropy, binary_cross_entropy(_with_logits)
 #include "tinyamp/ops/matmul.h"          // matmul, mm, bmm, addmm, linear

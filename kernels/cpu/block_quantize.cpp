@@ -72,6 +72,27 @@ std::uint8_t cast_and_count(const mf::Format& element, float x, float scaled, Bl
 
 }  // namespace
 
+float tensor_amax(const float* x, std::int64_t n) { return block_amax(x, n); }
+
+void log2_histogram(const float* x, std::int64_t rows, std::int64_t k, float scale, const std::uint8_t* block_scales,
+                    int block_size, int lowest, std::int64_t* counts, int bins, std::int64_t& zeros)
+{
+    const std::int64_t blocks = block_scales ? blocks_per_row(k, block_size) : 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < k; ++j) {
+            const float v = x[r * k + j];
+            if (v == 0.0f) {
+                ++zeros;
+                continue;
+            }
+            float y = v * scale;
+            if (block_scales) y = std::ldexp(y, 127 - int(block_scales[r * blocks + j / block_size]));
+            if (!std::isfinite(y) || y == 0.0f) continue;
+            const int bin = std::clamp(std::ilogb(y) - lowest, 0, bins - 1);
+            ++counts[bin];
+        }
+}
+
 std::int64_t blocks_per_row(std::int64_t k, int block_size) { return (k + block_size - 1) / block_size; }
 
 std::int64_t code_bytes_per_row(const minifloat::Format& element, std::int64_t k)
@@ -79,40 +100,54 @@ std::int64_t code_bytes_per_row(const minifloat::Format& element, std::int64_t k
     return element.bits == 4 ? k / 2 : k;
 }
 
-BlockQuantizeCounts mx_quantize(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
-                                std::uint8_t* codes, std::uint8_t* scales)
+void mx_block_scales(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe, std::uint8_t* scales)
+{
+    amp::validate(recipe);
+    check_sizes(rows, k, *recipe.element, "mx_block_scales");
+    const std::int64_t blocks = blocks_per_row(k, recipe.block_size);
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            const std::int64_t begin = b * recipe.block_size, end = std::min(k, begin + recipe.block_size);
+            scales[r * blocks + b] = amp::mx_block_scale(block_amax(x + r * k + begin, end - begin), *recipe.element, recipe.scale_mode);
+        }
+}
+
+BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
+                              const std::uint8_t* scales, std::uint8_t* codes)
 {
     amp::validate(recipe);
     const mf::Format& element = *recipe.element;
-    check_sizes(rows, k, element, "mx_quantize");
+    check_sizes(rows, k, element, "mx_encode");
     const std::int64_t blocks = blocks_per_row(k, recipe.block_size);
     BlockQuantizeCounts counts;
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* row = x + r * k;
         std::uint8_t* row_codes = codes + r * code_bytes_per_row(element, k);
-        for (std::int64_t b = 0; b < blocks; ++b) {
-            const std::int64_t begin = b * recipe.block_size;
-            const std::int64_t end = std::min(k, begin + recipe.block_size);
-            const std::uint8_t scale = amp::mx_block_scale(block_amax(row + begin, end - begin), element, recipe.scale_mode);
-            scales[r * blocks + b] = scale;
-            for (std::int64_t j = begin; j < end; ++j) {
-                if (scale == 0xFF) {
-                    // A NaN block: torchao divides by the 0xFF scale read as an f32, inf (finite
-                    // values give +-0, inf and NaN give NaN). The block reads back as NaN anyway.
-                    const float scaled = row[j] / std::numeric_limits<float>::infinity();
-                    store_code(element, row_codes, j, mf::encode(element, scaled, mf::Overflow::saturate));
-                    continue;
-                }
-                // Dividing by 2^(scale - 127) is exact (ldexp); torchao divides by the same power
-                // of two, except for scale code 0 (2^-127), where it uses 2^-126 (FLOOR) or 1
-                // (RCEIL) to stay clear of f32 subnormals. tinyamp divides by 2^-127 there too, so
-                // dequantization (which multiplies by 2^-127) gives the value back.
-                const float scaled = std::ldexp(row[j], 127 - int(scale));
-                store_code(element, row_codes, j, cast_and_count(element, row[j], scaled, counts));
+        for (std::int64_t j = 0; j < k; ++j) {
+            const std::uint8_t scale = scales[r * blocks + j / recipe.block_size];
+            if (scale == 0xFF) {
+                // A NaN block: torchao divides by the 0xFF scale read as an f32, inf (finite
+                // values give +-0, inf and NaN give NaN). The block reads back as NaN anyway.
+                const float scaled = row[j] / std::numeric_limits<float>::infinity();
+                store_code(element, row_codes, j, mf::encode(element, scaled, mf::Overflow::saturate));
+                continue;
             }
+            // Dividing by 2^(scale - 127) is exact (ldexp); torchao divides by the same power
+            // of two, except for scale code 0 (2^-127), where it uses 2^-126 (FLOOR) or 1
+            // (RCEIL) to stay clear of f32 subnormals. tinyamp divides by 2^-127 there too, so
+            // dequantization (which multiplies by 2^-127) gives the value back.
+            const float scaled = std::ldexp(row[j], 127 - int(scale));
+            store_code(element, row_codes, j, cast_and_count(element, row[j], scaled, counts));
         }
     }
     return counts;
+}
+
+BlockQuantizeCounts mx_quantize(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
+                                std::uint8_t* codes, std::uint8_t* scales)
+{
+    mx_block_scales(x, rows, k, recipe, scales);
+    return mx_encode(x, rows, k, recipe, scales, codes);
 }
 
 void mx_dequantize(const std::uint8_t* codes, const std::uint8_t* scales, std::int64_t rows, std::int64_t k,

@@ -33,13 +33,32 @@ struct BlockQuantizeCounts {
     std::int64_t flushed = 0;
 };
 
+/// The largest |x| of \p n values (0 for none); NaN if one is NaN (as torch.amax).
+float tensor_amax(const float* x, std::int64_t n);
+
+/// Adds each nonzero finite x[r, j] * multiplier(r, j) to counts[floor(log2 |.|) - lowest]
+/// (clamped to the first and last of \p bins), and counts the zeros in \p zeros: what the trace
+/// shows against a format's range. The multiplier is \p scale, times 2^(127 - code) of the
+/// element's block when \p block_scales is given (E8M0 codes [rows, ceil(k / block_size)]).
+void log2_histogram(const float* x, std::int64_t rows, std::int64_t k, float scale, const std::uint8_t* block_scales,
+                    int block_size, int lowest, std::int64_t* counts, int bins, std::int64_t& zeros);
+
 /// The number of blocks per row: ceil(k / block_size).
 std::int64_t blocks_per_row(std::int64_t k, int block_size);
 
 /// The bytes of element codes per row: k for FP8 elements, k / 2 for f4e2m1.
 std::int64_t code_bytes_per_row(const minifloat::Format& element, std::int64_t k);
 
-/// Quantizes x [rows, k] with \p recipe: writes the element codes to \p codes (rows *
+/// The first half of mx_quantize: the E8M0 scale of each block of x [rows, k] (rows *
+/// blocks_per_row bytes), by the recipe's rule (FLOOR or RCEIL) from the block's amax.
+void mx_block_scales(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe, std::uint8_t* scales);
+
+/// The second half: each element divided by its block's scale (given in \p scales, as
+/// mx_block_scales writes them) and cast with saturation into \p codes.
+BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
+                              const std::uint8_t* scales, std::uint8_t* codes);
+
+/// Quantizes x [rows, k] with \p recipe (mx_block_scales, then mx_encode): writes the element codes to \p codes (rows *
 /// code_bytes_per_row bytes) and the E8M0 block scales to \p scales (rows * blocks_per_row
 /// bytes). Throws Error for a bad recipe (amp::validate), negative sizes (shape), and an odd k
 /// with f4e2m1 elements (shape).

@@ -53,6 +53,18 @@ TEST_CASE("train: without a GradScaler, f16 loses measurably more gradients to u
     CHECK(without.epochs[1].zero_grad_fraction > with.epochs[1].zero_grad_fraction);
 }
 
+TEST_CASE("train: the FP8 modes learn the digits in two epochs, with every Linear run through fp8_linear")
+{
+    for (Mode mode : fp8_modes()) {
+        CAPTURE(mode_name(mode));
+        CHECK(parse_mode(mode_name(mode)) == mode);
+        const TrainResult r = run_training(short_run(mode, 2));
+        CHECK(r.epochs[1].test_accuracy > 0.8);
+        CHECK(r.epochs[1].train_loss < r.epochs[0].train_loss);
+        CHECK(r.epochs[1].skipped_steps == 0);  // no GradScaler: the scales are the recipe's
+    }
+}
+
 TEST_CASE("train: stopping after epoch 1 and resuming from the checkpoint gives the same epoch 2")
 {
     const test::TempDir dir;
@@ -78,7 +90,7 @@ TEST_CASE("train: the CNN trains in bf16 autocast, and bad settings are refused 
     config.model = ModelKind::cnn;
     const TrainResult r = run_training(config);
     CHECK(r.epochs[1].test_accuracy > 0.6);
-    CHECK_THROWS_WITH_AS(parse_mode("fp8"), doctest::Contains("choose f32, bf16, f16-scaler or f16-no-scaler"), Error);
+    CHECK_THROWS_WITH_AS(parse_mode("fp8"), doctest::Contains("choose f32, bf16, f16-scaler, f16-no-scaler, fp8-current, fp8-delayed or mxfp8"), Error);
     CHECK_THROWS_WITH_AS(parse_model("resnet"), doctest::Contains("choose mlp or cnn"), Error);
     TrainConfig bad_policy = short_run(Mode::bf16, 1);
     bad_policy.policy = "tpu";

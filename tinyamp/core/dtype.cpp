@@ -74,6 +74,14 @@ const minifloat::Format& minifloat_format(DType dtype)
     return *t.minifloat;
 }
 
+DType minifloat_dtype(const minifloat::Format& format)
+{
+    for (DType d : kMinifloatDTypes)
+        if (traits(d).minifloat == &format) return d;
+    TINYAMP_FAIL(dtype, "minifloat format '", format.name, "' is not one of tinyamp's rows (minifloat::f8e4m3fn, f8e5m2, e8m0, f4e2m1); "
+                 "pass a reference to one of them, not a copy");
+}
+
 DType parse_dtype(std::string_view name)
 {
     for (const auto& entry : kNames)

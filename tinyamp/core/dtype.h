@@ -87,6 +87,10 @@ constexpr bool is_minifloat(DType dtype) { return dtype >= DType::f8e4m3fn; }
 /// two values). Throws Error(dtype) for any other dtype.
 const minifloat::Format& minifloat_format(DType dtype);
 
+/// The dtype whose tensors hold codes of \p format: f8e4m3fn, f8e5m2, e8m0, and f4e2m1x2 for
+/// f4e2m1 (two a byte). Throws Error(dtype) for a Format that is not one of the four rows.
+DType minifloat_dtype(const minifloat::Format& format);
+
 /// How to() rounds into a minifloat dtype, as PyTorch 2.15's eager cast: f8e4m3fn saturates
 /// (a value past 448 becomes +-448, as Transformer Engine's casts do), f8e5m2 and e8m0 do not
 /// (past the largest value is inf for E5M2 and NaN for E8M0, as in IEEE and ml_dtypes).

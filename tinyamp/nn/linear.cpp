@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tinyamp/core/factories.h"
+#include "tinyamp/amp/fp8/fp8_autocast.h"
 #include "tinyamp/ops/matmul.h"
 
 namespace tinyamp::nn {
@@ -27,7 +28,17 @@ Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias) : in_features(
     if (with_bias) bias = register_parameter("bias", uniform_init({out}, bound));
 }
 
-Tensor Linear::forward(const Tensor& input) { return linear(input, weight, bias); }
+Tensor Linear::forward(const Tensor& input)
+{
+    if (!amp::is_fp8_autocast_enabled()) return linear(input, weight, bias);
+    // In an FP8 region: the product in FP8/MX. A delayed recipe's histories live here, one
+    // state per layer, made again when the recipe asks for another history length.
+    const amp::ScalingRecipe& recipe = amp::fp8_autocast_recipe();
+    if (const auto* delayed = std::get_if<amp::DelayedScaling>(&recipe))
+        if (!fp8_state || fp8_state->input.history.length() != delayed->amax_history_len)
+            fp8_state = std::make_shared<Fp8LinearState>(delayed->amax_history_len);
+    return fp8_linear(input, weight, bias, recipe, fp8_state);
+}
 
 std::string Linear::extra_repr() const
 {

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "tinyamp/nn/module.h"
+#include "tinyamp/ops/float8.h"
 
 namespace tinyamp::nn {
 
@@ -37,7 +38,8 @@ public:
     Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true);
 
     /// linear(input, weight, bias): [..., in_features] to [..., out_features], in the dtype
-    /// described above (the input's, or the autocast dtype).
+    /// described above (the input's, or the autocast dtype). Inside an amp::fp8_autocast region,
+    /// fp8_linear with the region's recipe instead (f32 output; see ops/float8.h).
     Tensor forward(const Tensor& input) override;
     std::string type_name() const override { return "Linear"; }
     std::string extra_repr() const override;
@@ -46,6 +48,10 @@ public:
     const std::int64_t out_features;  ///< the size of the output's last dim
     Tensor weight;  ///< [out_features, in_features]
     Tensor bias;    ///< [out_features], or undefined when made with bias = false
+    /// The delayed-scaling state (amax histories and scales of input, weight and output
+    /// gradient) of this layer, made on its first call in an fp8_autocast region with a
+    /// DelayedScaling recipe; null before (and for the other recipes, which keep no state).
+    std::shared_ptr<Fp8LinearState> fp8_state;
 };
 
 }  // namespace tinyamp::nn

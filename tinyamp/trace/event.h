@@ -39,6 +39,34 @@ struct TensorInfo {
 /// for an undefined tensor.
 TensorInfo describe(const Tensor& t, bool with_stats);
 
+/// One quantization of a tensor into an FP8/FP4 format inside an op (FP8 training: fp8_linear
+/// casts its input, weight and output gradient): what the cast did to the numbers, for lessons
+/// and the visualizer.
+struct ScaledCast {
+    std::string role;            ///< the operand: "input", "weight", "grad_output" (+ " (transposed)" for MX's second copy)
+    DType dtype = DType::f8e4m3fn;  ///< the element dtype: f8e4m3fn, f8e5m2 or f4e2m1x2
+    std::string recipe;          ///< amp::recipe_name(): "current", "delayed", "mxfp8", "mxfp4"
+    Shape shape;                 ///< the [rows, K] matrix cast (blocks run along K)
+    double amax = 0;             ///< the largest |x| of the tensor, before scaling
+    double scale = 1;            ///< the tensor scale multiplied in (1 for MX, whose scales are per block)
+    double saturated_share = 0;  ///< share of the elements clamped to +-max (the format's largest value)
+    double flushed_share = 0;    ///< share of the elements, nonzero before, that became 0
+    /// Delayed scaling: the amax history after this step, in AmaxHistory::values() order
+    /// (newest first, then oldest to second newest); empty for the other recipes.
+    std::vector<float> amax_history;
+    std::int64_t blocks_per_row = 0;  ///< MX: blocks in each row (0 for per-tensor scaling)
+    /// MX: each block's scale as a power of two, log2 of it (the E8M0 code - 127), row-major
+    /// [rows, blocks_per_row], at most kMaxBlockScales of them.
+    std::vector<std::int16_t> block_scale_exponents;
+    static constexpr std::size_t kMaxBlockScales = 4096;  ///< block scales kept per cast
+    /// Counts of floor(log2 |x * scale|) (after the block's scale for MX) of the nonzero finite
+    /// elements, for exponents kHistogramLowest .. kHistogramLowest + size - 1 (the ends
+    /// collect what lies beyond them): what the format's range is compared with.
+    std::vector<std::int64_t> log2_histogram;
+    static constexpr int kHistogramLowest = -40;  ///< the exponent of log2_histogram[0]
+    std::int64_t zeros = 0;  ///< elements that were 0 before the cast
+};
+
 /// One recorded event: a top-level forward op, a cast autocast inserted, or the run of one
 /// backward node, with the tensors it took and gave and the autocast rule behind it.
 struct Event {
@@ -60,6 +88,9 @@ struct Event {
     /// The type_name() of each module along `module`, joined by dots as the names are
     /// ("Block.Attention" for "4.attn"; "Linear" for "0"), "" when `module` is "".
     std::string module_types;
+    /// The FP8/FP4 casts the op made inside (fp8_linear's forward: input and weight; its
+    /// backward: the output gradient), in order; empty for other ops.
+    std::vector<ScaledCast> scaled_casts;
 };
 
 /// One line per event for lessons and logs, e.g.

@@ -19,8 +19,22 @@ thread_local std::vector<ModuleFrame> module_stack;
 
 }  // namespace
 
+namespace {
+// Casts noted inside the op whose event comes next (note_scaled_cast).
+thread_local std::vector<ScaledCast> pending_scaled_casts;
+}  // namespace
+
+void note_scaled_cast(ScaledCast cast)
+{
+    if (current()) pending_scaled_casts.push_back(std::move(cast));
+}
+
 void Trace::add(Event event)
 {
+    if (!pending_scaled_casts.empty() && this == current()) {
+        for (ScaledCast& cast : pending_scaled_casts) event.scaled_casts.push_back(std::move(cast));
+        pending_scaled_casts.clear();
+    }
     // Counting on from the last event (not from the size) keeps seq increasing in a trace read
     // back from JSON whose events were filtered.
     event.seq = events_.empty() ? 1 : events_.back().seq + 1;

@@ -97,4 +97,9 @@ public:
 /// True outside every NestedScope on this thread: an op run now gets its own event.
 bool at_top_level();
 
+/// Notes an FP8/FP4 cast made inside an op while a trace records (nothing otherwise): the next
+/// event added to the trace (the op's own, which is added after its forward or backward ran)
+/// carries it in Event::scaled_casts.
+void note_scaled_cast(ScaledCast cast);
+
 }  // namespace tinyamp::trace

@@ -51,7 +51,8 @@ int main(int argc, char** argv)
     double expect_accuracy = 0;
     bool no_progress = false;
     app.add_option("--model", model, "mlp (64-256-256-10) or cnn (two 3x3 convolutions)")->capture_default_str();
-    app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison)")->capture_default_str();
+    app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison); fp8-current, fp8-delayed, "
+                   "mxfp8 (Linear layers in FP8), or fp8 (those three)")->capture_default_str();
     app.add_option("--epochs", config.epochs, "passes over the training set")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--batch-size", config.batch_size, "samples per step")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--lr", config.lr, "SGD learning rate")->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -75,7 +76,7 @@ int main(int argc, char** argv)
 
     try {
         config.model = parse_model(model);
-        const std::vector<Mode> modes = mode == "all" ? all_modes() : std::vector<Mode>{parse_mode(mode)};
+        const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
         TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,
                       "--checkpoint and --resume take one mode; pick it with --mode");
         std::string csv = csv_header();

@@ -12,7 +12,9 @@ Mode parse_mode(const std::string& name)
 {
     for (Mode m : all_modes())
         if (name == mode_name(m)) return m;
-    TINYAMP_FAIL(value, "unknown mode '", name, "': choose f32, bf16, f16-scaler or f16-no-scaler");
+    for (Mode m : fp8_modes())
+        if (name == mode_name(m)) return m;
+    TINYAMP_FAIL(value, "unknown mode '", name, "': choose f32, bf16, f16-scaler, f16-no-scaler, fp8-current, fp8-delayed or mxfp8");
 }
 
 const char* mode_name(Mode mode)
@@ -22,11 +24,16 @@ const char* mode_name(Mode mode)
     case Mode::bf16: return "bf16";
     case Mode::f16_scaler: return "f16-scaler";
     case Mode::f16_no_scaler: return "f16-no-scaler";
+    case Mode::fp8_current: return "fp8-current";
+    case Mode::fp8_delayed: return "fp8-delayed";
+    case Mode::mxfp8: return "mxfp8";
     }
     return "?";
 }
 
 std::vector<Mode> all_modes() { return {Mode::f32, Mode::bf16, Mode::f16_scaler, Mode::f16_no_scaler}; }
+
+std::vector<Mode> fp8_modes() { return {Mode::fp8_current, Mode::fp8_delayed, Mode::mxfp8}; }
 
 namespace {
 
@@ -39,17 +46,28 @@ struct Run {
     std::unique_ptr<amp::GradScaler> scaler;
     std::shared_ptr<const amp::PolicyTable> table;
 
-    // Enters this mode's autocast region in `guard` (left empty in f32 mode).
-    void enter_autocast(std::optional<amp::autocast>& guard) const
+    // This mode's region, if it has one: autocast (bf16, f16) or fp8_autocast (the FP8 modes).
+    struct Region {
+        std::optional<amp::autocast> autocast;
+        std::optional<amp::fp8_autocast> fp8;
+    };
+
+    // Enters this mode's region in `region` (left empty in f32 mode).
+    void enter_autocast(Region& region) const
     {
-        if (config.mode == Mode::f32) return;
-        guard.emplace("cpu", amp::AutocastOptions{.dtype = config.mode == Mode::bf16 ? bf16 : f16, .table = table});
+        switch (config.mode) {
+        case Mode::f32: return;
+        case Mode::fp8_current: region.fp8.emplace(true, amp::Float8CurrentScaling{}); return;
+        case Mode::fp8_delayed: region.fp8.emplace(true, amp::DelayedScaling{.amax_history_len = 16}); return;
+        case Mode::mxfp8: region.fp8.emplace(true, amp::MXBlockScaling::mxfp8()); return;
+        default: region.autocast.emplace("cpu", amp::AutocastOptions{.dtype = config.mode == Mode::bf16 ? bf16 : f16, .table = table});
+        }
     }
 
     Tensor loss_of(const Tensor& features, const Tensor& labels, bool use_autocast) const
     {
-        std::optional<amp::autocast> guard;
-        if (use_autocast) enter_autocast(guard);
+        Region region;
+        if (use_autocast) enter_autocast(region);
         return cross_entropy((*model)(shape_input(config.model, features)), labels);
     }
 };
@@ -112,8 +130,8 @@ std::pair<double, double> evaluate(Run& run, const data::Dataset& test)
 {
     NoGradGuard no_grad;
     run.model->eval();
-    std::optional<amp::autocast> guard;
-    run.enter_autocast(guard);
+    Run::Region region;
+    run.enter_autocast(region);
     const Tensor logits = (*run.model)(shape_input(run.config.model, test.features));
     const double loss = cross_entropy(logits, test.labels).item();
     const double correct = sum(eq(argmax(logits, 1), test.labels), f64).item();

@@ -10,7 +10,7 @@
 //
 // Four modes show what each piece buys: f32 (the baseline), bf16 autocast (no scaler needed:
 // bf16 has f32's range), f16 autocast with a GradScaler, and f16 autocast without one (small
-// gradients underflow to zero in f16).
+// gradients underflow to zero in f16). Three more train the Linear layers in FP8 (below).
 
 #include <cstdint>
 #include <functional>
@@ -25,12 +25,17 @@
 
 namespace tinyamp::train {
 
-enum class Mode { f32, bf16, f16_scaler, f16_no_scaler };
+// The FP8 modes run every Linear layer through fp8_linear in an amp::fp8_autocast region (the
+// rest in f32): per-tensor current scaling, Transformer Engine's delayed scaling (HYBRID: E4M3
+// forward, E5M2 gradients, amax history of 16 steps), and MXFP8 (E4M3 in blocks of 32).
+enum class Mode { f32, bf16, f16_scaler, f16_no_scaler, fp8_current, fp8_delayed, mxfp8 };
 
-/// "f32", "bf16", "f16-scaler", "f16-no-scaler"; throws Error kind value naming the choices otherwise.
+/// "f32", "bf16", "f16-scaler", "f16-no-scaler", "fp8-current", "fp8-delayed", "mxfp8"; throws
+/// Error kind value naming the choices otherwise.
 Mode parse_mode(const std::string& name);
 const char* mode_name(Mode mode);
-std::vector<Mode> all_modes();
+std::vector<Mode> all_modes();  ///< the four AMP modes (--mode all)
+std::vector<Mode> fp8_modes();  ///< the three FP8 modes (--mode fp8)
 
 struct TrainConfig {
     ModelKind model = ModelKind::mlp;

@@ -197,4 +197,10 @@ std::uint8_t nvfp4_block_scale(float block_amax, float tensor_scale)
     return minifloat::encode(minifloat::f8e4m3fn, clamped, minifloat::Overflow::saturate);
 }
 
+void DelayedScalingState::update(float amax, const minifloat::Format& format, const DelayedScaling& recipe)
+{
+    history.push(amax);
+    scale = delayed_scale(scale, history.amax(recipe.amax_compute_algo), format, recipe.margin);
+}
+
 }  // namespace tinyamp::amp

@@ -143,6 +143,18 @@ private:
 /// f8e4m3fn or f8e5m2 (Error(dtype)); \p margin >= 0 and amax >= 0 (Error(value)).
 float delayed_scale(float previous_scale, float amax, const minifloat::Format& format, int margin);
 
+/// One tensor's delayed-scaling state (what Transformer Engine keeps in a layer's fp8_meta for
+/// one operand): the scale the next cast uses, and the amax history it comes from.
+struct DelayedScalingState {
+    /// A history of \p history_length steps, all 0, and scale 1 (TE's start).
+    explicit DelayedScalingState(int history_length = 1024) : history(history_length) {}
+    AmaxHistory history;  ///< the amaxes of the last L casts
+    float scale = 1.0f;   ///< multiplies the tensor before its next cast
+    /// After a cast made with `scale`: records the tensor's \p amax in the history and computes
+    /// the scale of the next cast, delayed_scale(scale, history.amax(algo), format, margin).
+    void update(float amax, const minifloat::Format& format, const DelayedScaling& recipe);
+};
+
 /// The E8M0 code of an MX block's scale (the block's values are divided by 2^(code - 127)).
 /// floor, as torchao's `to_mx` (torchao/prototype/mx_formats/mx_tensor.py): the exponent of amax
 /// (its f32 exponent field: floor(log2 amax), -127 for 0 and f32 subnormals, 128 for inf) less
