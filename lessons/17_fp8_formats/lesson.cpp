@@ -81,9 +81,10 @@ void step_precision(lesson::Lesson& L)
     L.step("Precision: what the third mantissa bit buys");
     L.expect("Between 2^k and 2^(k+1), E4M3 has 8 numbers and E5M2 4. Rounding to the nearest is then off by at\n"
              "most half a gap, u = eps / 2 of 2^k: the relative error stays below 2^-4 = 6.25 % in E4M3 and 2^-3 =\n"
-             "12.5 % in E5M2. The worst case is a value just past 2^k * (1 + u), off by u / (1 + u): 5.88 % and\n"
-             "11.1 %. We round 4096 values spread evenly on the log scale over 2^-6 .. 2^8, where both formats have\n"
-             "normal numbers: the worst errors are those, and E5M2's average error is about twice E4M3's.");
+             "12.5 % in E5M2. The worst case is the value halfway between 2^k and the next number, 2^k * (1 + u):\n"
+             "it rounds (to even) down to 2^k, off by u / (1 + u) of itself, 5.88 % and 11.1 %. We round 4096 values\n"
+             "spread evenly on the log scale over 2^-6 .. 2^8, where both formats have normal numbers: the worst\n"
+             "errors come within 1 % of those, and E5M2's average error is about twice E4M3's.");
     for (double v : {1.1, 0.3, 100.0})
         std::printf("   %-5s -> E4M3 %-7s (%s)   E5M2 %-7s (%s)\n", lesson::fmt(v).c_str(), lesson::fmt(scalar_tensor(v, f8e4m3fn).item()).c_str(),
                     bit_pattern(v, f8e4m3fn).c_str(), lesson::fmt(scalar_tensor(v, f8e5m2).item()).c_str(), bit_pattern(v, f8e5m2).c_str());
@@ -124,7 +125,7 @@ struct Probe {
 Probe step_train(lesson::Lesson& L)
 {
     L.step("A digits MLP, trained in f32, and the tensors FP8 training would cast");
-    L.expect("The MLP 64-256-256-10 of lesson 11 learns the 8x8 digits for " + std::to_string(kEpochs) +
+    L.expect("An MLP 64-256-256-10, as in lesson 11, learns the 8x8 digits for " + std::to_string(kEpochs) +
              " epochs in plain f32 (the loss falls).\n"
              "Then, on one batch of 256, we keep what an FP8 linear layer casts: in forward its input X and its\n"
              "weight W (to E4M3 in the usual recipe), in backward the gradient of its output dY (to E5M2).");
@@ -214,7 +215,7 @@ Fit fit_of(const Tensor& t)
 
 struct Fits {
     std::vector<Fit> fits;
-    double forward_spread = 0, backward_spread = 0;   // the widest spread of each group
+    double backward_spread = 0;  // the widest spread of the gradients
     double forward_flush_e4m3 = 0, backward_flush_e4m3 = 0, backward_flush_e5m2 = 0;  // the worst share of each
 };
 
@@ -253,9 +254,9 @@ Fits step_range(lesson::Lesson& L, const Probe& p)
                     lesson::fmt(f.max_abs).c_str(), lesson::fmt(f.spread).c_str(), pct(f.flushed[0]).c_str(), pct(f.beyond[0]).c_str(),
                     pct(f.error[0]).c_str(), pct(f.flushed[1]).c_str(), pct(f.beyond[1]).c_str(), pct(f.error[1]).c_str());
         const bool forward = i < p.gradients_from;
-        (forward ? out.forward_spread : out.backward_spread) = std::max(forward ? out.forward_spread : out.backward_spread, f.spread);
         if (forward) out.forward_flush_e4m3 = std::max(out.forward_flush_e4m3, f.flushed[0]);
         else {
+            out.backward_spread = std::max(out.backward_spread, f.spread);
             out.backward_flush_e4m3 = std::max(out.backward_flush_e4m3, f.flushed[0]);
             out.backward_flush_e5m2 = std::max(out.backward_flush_e5m2, f.flushed[1]);
         }
