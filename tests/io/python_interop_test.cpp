@@ -97,3 +97,32 @@ TEST_CASE("the PyTorch twin's weights, written by safetensors.torch, load into t
         CHECK(std::abs(got[i] - want[i]) <= 1e-5 * std::max(1.0, std::abs(want[i])));
     }
 }
+
+TEST_CASE("FP8 tensors PyTorch cast and saved (F8_E4M3, F8_E5M2, F8_E8M0) load with its codes, and tinyamp's to() makes the same codes")
+{
+    const io::SafetensorsFile file = io::load_safetensors(kData + "/torch_fp8.safetensors");
+    const json expected = read_json(kData + "/torch_fp8.json");
+    const std::pair<const char*, DType> names[] = {{"e4m3", f8e4m3fn}, {"e5m2", f8e5m2}, {"e8m0", e8m0}};
+    REQUIRE(file.tensors.size() == 3);
+    for (const auto& [name, dtype] : names) {
+        CAPTURE(name);
+        const json& want = expected["tensors"][name];
+        const Tensor* loaded = nullptr;
+        for (const auto& [n, t] : file.tensors)
+            if (n == name) loaded = &t;
+        REQUIRE(loaded != nullptr);
+        CHECK(loaded->dtype() == dtype);
+        const auto* codes = static_cast<const std::uint8_t*>(loaded->data_ptr());
+        std::vector<double> inputs;
+        for (const json& v : want["inputs"]) inputs.push_back(json_value(v));
+        const Tensor mine = tensor(inputs, {std::int64_t(inputs.size())}, f32).to(dtype);  // PyTorch 2.15's x.to(dtype), in tinyamp
+        const auto* my_codes = static_cast<const std::uint8_t*>(mine.data_ptr());
+        const std::vector<double> values = loaded->to(f32).to_vector();
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            CAPTURE(inputs[i]);
+            CHECK(int(codes[i]) == want["codes"][i].get<int>());
+            CHECK(int(my_codes[i]) == want["codes"][i].get<int>());
+            CHECK(same(values[i], json_value(want["values"][i])));
+        }
+    }
+}

@@ -15,6 +15,9 @@ The files are committed, so the test suite runs without any of these packages:
     torch_twin.safetensors      nn.Sequential(Linear(64, 128), ReLU(), Linear(128, 10)) state_dict,
                                  seed 0, by safetensors.torch
     torch_twin.json             inputs (8 x 64) and the logits PyTorch computes for them, in f32
+    torch_fp8.safetensors       F8_E4M3, F8_E5M2 and F8_E8M0 tensors cast by PyTorch's x.to(dtype)
+                                 (overflow, ties, subnormals, NaN), by safetensors.torch
+    torch_fp8.json              the f32 inputs, the codes PyTorch made and the values it reads back
 
 Running it twice writes the same bytes.
 """
@@ -90,6 +93,33 @@ def torch_twin():
     return save_torch, state, expected
 
 
+def torch_fp8():
+    import torch
+
+    inputs = {
+        # 464 is the tie between 448 and the missing 480 (to even: 448); 465 and 1e9 overflow
+        # (PyTorch saturates E4M3); 2^-10 is half the smallest subnormal (to even: 0).
+        "e4m3": (torch.float8_e4m3fn, [0.0, -0.0, 1.0, -2.5, 1.0 / 3.0, 448.0, -448.0, 464.0, 465.0, 1e9, -1e9,
+                                       2.0**-9, 2.0**-10, 1.5 * 2.0**-9, 17.0, math.nan]),
+        # 61440 is the tie between 57344 and inf: PyTorch gives inf (its E5M2 cast does not saturate).
+        "e5m2": (torch.float8_e5m2, [0.0, -0.0, 1.0, -2.5, 1.0 / 3.0, 57344.0, 61440.0, 1e9, -1e9, 2.0**-16,
+                                     2.0**-17, 0.1, math.inf, -math.inf]),
+        # Powers of two; 3.0 and 1.5 * 2^-3 are ties between powers, which E8M0's rule sends up.
+        "e8m0": (torch.float8_e8m0fnu, [1.0, 0.5, 2.0**-127, 2.0**127, 3.0, 1.5 * 2.0**-3, 1000.0]),
+    }
+    tensors, expected = {}, {"torch": torch.__version__, "tensors": {}}
+    for name, (dtype, values) in inputs.items():
+        x = torch.tensor(values, dtype=torch.float32)
+        cast = x.to(dtype)
+        tensors[name] = cast
+        expected["tensors"][name] = {
+            "inputs": [as_json(v) for v in x.tolist()],
+            "codes": cast.view(torch.uint8).tolist(),
+            "values": [as_json(v) for v in cast.float().tolist()],
+        }
+    return tensors, expected
+
+
 def main(argv):
     out_dir = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "io", "data")
     os.makedirs(out_dir, exist_ok=True)
@@ -109,6 +139,12 @@ def main(argv):
         json.dump(twin, f)
         f.write("\n")
     print(f"wrote torch_twin.safetensors with torch {twin['torch']}")
+    fp8, fp8_expected = torch_fp8()
+    save_torch(fp8, os.path.join(out_dir, "torch_fp8.safetensors"))
+    with open(os.path.join(out_dir, "torch_fp8.json"), "w", encoding="utf-8") as f:
+        json.dump(fp8_expected, f, indent=1)
+        f.write("\n")
+    print(f"wrote torch_fp8.safetensors with torch {fp8_expected['torch']}")
     return 0
 
 
