@@ -75,7 +75,8 @@ std::uint8_t cast_and_count(const mf::Format& element, float x, float scaled, Bl
 float tensor_amax(const float* x, std::int64_t n) { return block_amax(x, n); }
 
 void log2_histogram(const float* x, std::int64_t rows, std::int64_t k, float scale, const std::uint8_t* block_scales,
-                    int block_size, int lowest, std::int64_t* counts, int bins, std::int64_t& zeros)
+                    const minifloat::Format* block_format, int block_size, int lowest, std::int64_t* counts, int bins,
+                    std::int64_t& zeros)
 {
     const std::int64_t blocks = block_scales ? blocks_per_row(k, block_size) : 0;
     for (std::int64_t r = 0; r < rows; ++r)
@@ -86,7 +87,7 @@ void log2_histogram(const float* x, std::int64_t rows, std::int64_t k, float sca
                 continue;
             }
             float y = v * scale;
-            if (block_scales) y = std::ldexp(y, 127 - int(block_scales[r * blocks + j / block_size]));
+            if (block_scales) y = float(double(y) / mf::decode(*block_format, block_scales[r * blocks + j / block_size]));
             if (!std::isfinite(y) || y == 0.0f) continue;
             const int bin = std::clamp(std::ilogb(y) - lowest, 0, bins - 1);
             ++counts[bin];

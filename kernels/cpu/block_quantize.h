@@ -38,10 +38,12 @@ float tensor_amax(const float* x, std::int64_t n);
 
 /// Adds each nonzero finite x[r, j] * multiplier(r, j) to counts[floor(log2 |.|) - lowest]
 /// (clamped to the first and last of \p bins), and counts the zeros in \p zeros: what the trace
-/// shows against a format's range. The multiplier is \p scale, times 2^(127 - code) of the
-/// element's block when \p block_scales is given (E8M0 codes [rows, ceil(k / block_size)]).
+/// shows against a format's range. The multiplier is \p scale, divided by the element's block
+/// scale when \p block_scales is given (codes of \p block_format, E8M0 for MX or E4M3 for NVFP4,
+/// [rows, ceil(k / block_size)]).
 void log2_histogram(const float* x, std::int64_t rows, std::int64_t k, float scale, const std::uint8_t* block_scales,
-                    int block_size, int lowest, std::int64_t* counts, int bins, std::int64_t& zeros);
+                    const minifloat::Format* block_format, int block_size, int lowest, std::int64_t* counts, int bins,
+                    std::int64_t& zeros);
 
 /// The number of blocks per row: ceil(k / block_size).
 std::int64_t blocks_per_row(std::int64_t k, int block_size);

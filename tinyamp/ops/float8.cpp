@@ -29,9 +29,10 @@ constexpr int kMxBlock = 32;  // the block size scaled_mm's e8m0 scales stand fo
 // A [rows, k] matrix cast for the product: its codes, and its per-tensor or per-block scales.
 struct Cast {
     Tensor codes;          // [rows, k] FP8, or [rows, k/2] f4e2m1x2
-    Tensor block_scales;   // MX: e8m0 [rows, blocks]; undefined for per-tensor scaling
-    float scale = 1.0f;    // multiplied in before the cast (1 for MX)
+    Tensor block_scales;   // MX: e8m0, NVFP4: f8e4m3fn [rows, blocks]; undefined for per-tensor scaling
+    float scale = 1.0f;    // multiplied in before the cast (1 for MX; 1 / the tensor scale for NVFP4)
     const mf::Format* format = nullptr;
+    const mf::Format* block_format = nullptr;  // of block_scales
     int block_size = 0;
 
     cpu::ScaledOperand operand() const
@@ -42,7 +43,7 @@ struct Cast {
         op.tensor_scale_inv = 1.0f / scale;
         if (block_scales.defined()) {
             op.block_scales = static_cast<const std::uint8_t*>(block_scales.data_ptr());
-            op.block_scale_format = &mf::e8m0;
+            op.block_scale_format = block_format;
             op.block_size = block_size;
         }
         return op;
@@ -59,6 +60,7 @@ struct CastPlan {
     amp::DelayedScalingState* delayed = nullptr;       // delayed: update after the cast
     const amp::DelayedScaling* delayed_recipe = nullptr;
     const amp::MXBlockScaling* mx = nullptr;           // MX: block scales instead
+    const amp::NVFP4BlockScaling* nvfp4 = nullptr;     // NVFP4: E4M3 block scales and a tensor scale
     bool note = true;                                  // noted in the trace
 };
 
@@ -76,8 +78,8 @@ void note_cast(const CastPlan& plan, const Tensor& x, const Cast& cast, float am
     const float* data = static_cast<const float*>(x.data_ptr());
     note.log2_histogram.assign(61, 0);
     const std::uint8_t* scales = cast.block_scales.defined() ? static_cast<const std::uint8_t*>(cast.block_scales.data_ptr()) : nullptr;
-    cpu::log2_histogram(data, rows, k, cast.scale, scales, cast.block_size, trace::ScaledCast::kHistogramLowest, note.log2_histogram.data(),
-                        int(note.log2_histogram.size()), note.zeros);
+    cpu::log2_histogram(data, rows, k, cast.scale, scales, cast.block_format, cast.block_size, trace::ScaledCast::kHistogramLowest,
+                        note.log2_histogram.data(), int(note.log2_histogram.size()), note.zeros);
     const std::int64_t numel = rows * k, nonzero = numel - note.zeros;
     note.saturated_share = numel ? double(saturated) / double(numel) : 0.0;
     note.flushed_share = nonzero ? double(flushed) / double(nonzero) : 0.0;
@@ -85,7 +87,8 @@ void note_cast(const CastPlan& plan, const Tensor& x, const Cast& cast, float am
     if (scales) {
         note.blocks_per_row = cast.block_scales.size(1);
         const std::int64_t kept = std::min<std::int64_t>(cast.block_scales.numel(), trace::ScaledCast::kMaxBlockScales);
-        for (std::int64_t i = 0; i < kept; ++i) note.block_scale_exponents.push_back(std::int16_t(int(scales[i]) - 127));
+        for (std::int64_t i = 0; i < kept; ++i)
+            note.block_scale_exponents.push_back(std::int16_t(std::ilogb(mf::decode(*cast.block_format, scales[i]))));
     }
     trace::note_scaled_cast(std::move(note));
 }
@@ -99,13 +102,22 @@ Cast cast_rows(const Tensor& x, const CastPlan& plan)
     Cast cast;
     cast.format = plan.format;
     std::int64_t saturated = 0, flushed = 0;
-    if (plan.mx) {
-        cast.block_size = plan.mx->block_size;
+    if (plan.mx || plan.nvfp4) {
+        cast.block_size = plan.mx ? plan.mx->block_size : plan.nvfp4->block_size;
+        cast.block_format = plan.mx ? &mf::e8m0 : &mf::f8e4m3fn;
         cast.codes = empty({rows, cpu::code_bytes_per_row(*plan.format, k)}, minifloat_dtype(*plan.format));
-        cast.block_scales = empty({rows, cpu::blocks_per_row(k, cast.block_size)}, DType::e8m0);
-        const cpu::BlockQuantizeCounts counts =
-            cpu::mx_quantize(data, rows, k, *plan.mx, static_cast<std::uint8_t*>(cast.codes.data_ptr()),
-                             static_cast<std::uint8_t*>(cast.block_scales.data_ptr()));
+        cast.block_scales = empty({rows, cpu::blocks_per_row(k, cast.block_size)}, minifloat_dtype(*cast.block_format));
+        auto* codes = static_cast<std::uint8_t*>(cast.codes.data_ptr());
+        auto* scales = static_cast<std::uint8_t*>(cast.block_scales.data_ptr());
+        cpu::BlockQuantizeCounts counts;
+        if (plan.mx) {
+            counts = cpu::mx_quantize(data, rows, k, *plan.mx, codes, scales);
+        } else {
+            // NVFP4's tensor scale is a decode scale (values = codes * block scale * it).
+            const float tensor_scale = amp::nvfp4_tensor_scale(amax);
+            counts = cpu::nvfp4_quantize(data, rows, k, *plan.nvfp4, tensor_scale, codes, scales);
+            cast.scale = 1.0f / tensor_scale;
+        }
         saturated = counts.saturated;
         flushed = counts.flushed;
     } else {
@@ -146,14 +158,22 @@ struct Fp8Config {
 
     const char* name() const { return amp::recipe_name(recipe); }
     const amp::MXBlockScaling* mx() const { return std::get_if<amp::MXBlockScaling>(&recipe); }
+    const amp::NVFP4BlockScaling* nvfp4() const { return std::get_if<amp::NVFP4BlockScaling>(&recipe); }
+    bool blocks() const { return mx() || nvfp4(); }  // scales per block along the reduction dimension
     const amp::DelayedScaling* delayed() const { return std::get_if<amp::DelayedScaling>(&recipe); }
     amp::Fp8Format fp8_format() const
     {
         if (const auto* d = delayed()) return d->fp8_format;
         return std::get<amp::Float8CurrentScaling>(recipe).fp8_format;
     }
-    const mf::Format& forward_format() const { return mx() ? *mx()->element : amp::forward_format(fp8_format()); }
-    const mf::Format& backward_format() const { return mx() ? *mx()->element : amp::backward_format(fp8_format()); }
+    const mf::Format& forward_format() const
+    {
+        return mx() ? *mx()->element : nvfp4() ? mf::f4e2m1 : amp::forward_format(fp8_format());
+    }
+    const mf::Format& backward_format() const
+    {
+        return mx() ? *mx()->element : nvfp4() ? mf::f4e2m1 : amp::backward_format(fp8_format());
+    }
 
     // The plan for one per-tensor operand: its scale now (current: from x's amax; delayed: the
     // state's), or the MX recipe.
@@ -162,6 +182,8 @@ struct Fp8Config {
         CastPlan p{role, name(), &format};
         if (mx()) {
             p.mx = mx();
+        } else if (nvfp4()) {
+            p.nvfp4 = nvfp4();
         } else if (delayed()) {
             p.scale = delayed_state->scale;
             p.delayed = delayed_state;
@@ -187,6 +209,9 @@ struct Fp8LinearOp {
         TINYAMP_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), shape, "fp8_linear: bias of shape ",
                       shape_str(bias.shape()), " must be [", weight.size(0), "] (one per output feature)");
         const std::int64_t k = weight.size(1), n = weight.size(0), m = k ? x.numel() / k : 0;
+        TINYAMP_CHECK(config.forward_format().bits == 8 || (k % 2 == 0 && n % 2 == 0 && m % 2 == 0), shape, "fp8_linear with ",
+                      config.name(), ": FP4 packs two values a byte along each product's reduction dimension, so in_features (", k,
+                      "), out_features (", n, ") and the rows of x (", m, ") must all be even");
         const Tensor x2 = f32_matrix(x, m, k), w2 = layout::contiguous(weight);
         Fp8LinearState* state = config.state.get();
         const Cast cx = cast_rows(x2, config.plan("input", x2, config.forward_format(), state ? &state->input : nullptr));
@@ -195,9 +220,9 @@ struct Fp8LinearOp {
         if (bias.defined()) out = add(out, bias);
 
         // Per-tensor casts commute with transposing, so backward reuses the codes (1 byte an
-        // element saved, as torchao saves them); MX blocks run along K here and along another
-        // dimension there, so it keeps the f32 tensors and casts again.
-        if (config.mx()) {
+        // element saved, as torchao saves them); MX and NVFP4 blocks run along K here and along
+        // another dimension there, so they keep the f32 tensors and cast again.
+        if (config.blocks()) {
             ctx.save_for_backward({x2, w2});
         } else {
             ctx.save_for_backward({cx.codes, cw.codes});
@@ -225,7 +250,7 @@ struct Fp8LinearOp {
         const Cast cg = cast_rows(g, config.plan("grad_output", g, gf, state ? &state->grad_output : nullptr));
 
         Tensor grad_x, grad_w;
-        if (config.mx()) {
+        if (config.blocks()) {
             // Blocks along the new reduction dimension: n for grad_x, m for grad_w.
             CastPlan plan_w = config.plan("weight (transposed)", b, config.forward_format(), nullptr);
             grad_x = product(cg, cast_rows(transposed(b), plan_w), m, k, n);
@@ -339,9 +364,6 @@ Tensor fp8_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, con
                   const std::shared_ptr<Fp8LinearState>& state)
 {
     amp::validate(recipe);
-    TINYAMP_CHECK(!std::holds_alternative<amp::NVFP4BlockScaling>(recipe), value,
-                  "fp8_linear: the NVFP4 recipe is not used by fp8_linear yet (its rules and kernels are in amp/fp8/scaling_recipe.h and "
-                  "kernels/cpu/block_quantize.h); pick current, delayed or an MX recipe");
     TINYAMP_CHECK(!std::holds_alternative<amp::DelayedScaling>(recipe) || state, value,
                   "fp8_linear: delayed scaling keeps an amax history per layer; pass an Fp8LinearState (nn::Linear keeps one under "
                   "amp::fp8_autocast)");

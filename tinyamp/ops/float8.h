@@ -52,14 +52,15 @@ Tensor to_float8(const Tensor& x, const Tensor& scale, DType dtype);
 ///   - forward: x and W are cast (E4M3, or the MX element) with the recipe's scales, multiplied
 ///     by scaled_mm's kernel into f32, and the f32 bias added;
 ///   - backward: the output gradient is cast (E5M2 under HYBRID) and multiplied with the cast
-///     weight and input for x's and W's gradients (MX casts again along the new reduction
-///     dimension); the bias gradient is an f32 sum.
+///     weight and input for x's and W's gradients (MX and NVFP4 cast again along the new
+///     reduction dimension); the bias gradient is an f32 sum.
 /// x may be any float dtype and shape [..., K]; weight [N, K] and bias [N] (or undefined) are
 /// f32 and get f32 gradients, so master weights and optimizer state stay f32. The output is f32.
 /// Per-tensor recipes cast with these scales: current, scale = fmt_max / amax of the tensor now;
 /// delayed, the scale \p state holds (from earlier steps' amaxes), after which the state records
-/// this step's amax (so \p state is required, Error(value) otherwise). NVFP4 is refused
-/// (Error(value)): its recipe and kernels exist, the layer does not use them yet. While a trace
+/// this step's amax (so \p state is required, Error(value) otherwise). MX (E8M0 per 32 values)
+/// and NVFP4 (E4M3 per 16 values times an f32 tensor scale) cast in blocks along each product's
+/// reduction dimension; their FP4 elements need even sizes (Error(shape)). While a trace
 /// records, every cast is noted in the op's events (trace::ScaledCast: amax, scale, saturated
 /// and flushed shares, history, block scales, log2 histogram).
 Tensor fp8_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const amp::ScalingRecipe& recipe,

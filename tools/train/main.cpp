@@ -52,7 +52,7 @@ int main(int argc, char** argv)
     bool no_progress = false;
     app.add_option("--model", model, "mlp (64-256-256-10) or cnn (two 3x3 convolutions)")->capture_default_str();
     app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison); fp8-current, fp8-delayed, "
-                   "mxfp8 (Linear layers in FP8), or fp8 (those three)")->capture_default_str();
+                   "mxfp8 (Linear layers in FP8), or fp8 (those three); mxfp4, nvfp4 (Linear layers in FP4)")->capture_default_str();
     app.add_option("--epochs", config.epochs, "passes over the training set")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--batch-size", config.batch_size, "samples per step")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--lr", config.lr, "SGD learning rate")->capture_default_str()->check(CLI::NonNegativeNumber);
