@@ -174,7 +174,7 @@ void step_one_scale_vs_blocks(lesson::Lesson& L)
             "with 200x outliers MXFP4's error over the ordinary values is under half the E2M1 tensor scale's");
     L.key_result("1 outlier (200x) per 1024 values: an E2M1 tensor scale flushes " + pct(dmg(2, 1).flushed) +
                  " of the other values (error " + pct(dmg(2, 1).error) + "); MXFP4 flushes " + pct(dmg(3, 1).flushed) + " (error " +
-                 pct(dmg(3, 1).error) + "), all of it but the usual in the 4 outlier blocks");
+                 pct(dmg(3, 1).error) + "), the excess over its outlier-free " + pct(dmg(3, 0).flushed) + " all in the 4 outlier blocks");
     L.key_result("a 1e5 outlier: an E4M3 tensor scale flushes " + pct(dmg(0, 2).flushed) + " of the other values, MXFP8 " +
                  pct(dmg(1, 2).flushed));
 }
