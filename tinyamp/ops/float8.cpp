@@ -149,6 +149,19 @@ Tensor f32_matrix(const Tensor& x, std::int64_t rows, std::int64_t cols)
 
 Tensor transposed(const Tensor& m) { return layout::contiguous(layout::t(m)); }
 
+// FP4 packs two values a byte along the reduction dimension, so an odd one gets a column of
+// zeros, which adds nothing to the product (nor to a block's amax). \p cols is the padded width.
+Tensor padded_to(const Tensor& m, std::int64_t cols)
+{
+    if (m.size(1) == cols) return m;
+    Tensor out = zeros({m.size(0), cols}, DType::f32);
+    layout::copy_into(layout::narrow(out, 1, 0, m.size(1)), m);
+    return out;
+}
+
+// The reduction width a product of casts in \p format uses: \p k, or k + 1 for FP4 and odd k.
+std::int64_t packed_width(const mf::Format& format, std::int64_t k) { return format.bits == 4 && k % 2 ? k + 1 : k; }
+
 // ---------------------------------------------------------------- fp8_linear
 
 // How fp8_linear casts, decided once per call from the recipe.
@@ -209,14 +222,12 @@ struct Fp8LinearOp {
         TINYAMP_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), shape, "fp8_linear: bias of shape ",
                       shape_str(bias.shape()), " must be [", weight.size(0), "] (one per output feature)");
         const std::int64_t k = weight.size(1), n = weight.size(0), m = k ? x.numel() / k : 0;
-        TINYAMP_CHECK(config.forward_format().bits == 8 || (k % 2 == 0 && n % 2 == 0 && m % 2 == 0), shape, "fp8_linear with ",
-                      config.name(), ": FP4 packs two values a byte along each product's reduction dimension, so in_features (", k,
-                      "), out_features (", n, ") and the rows of x (", m, ") must all be even");
+        const std::int64_t kp = packed_width(config.forward_format(), k);
         const Tensor x2 = f32_matrix(x, m, k), w2 = layout::contiguous(weight);
         Fp8LinearState* state = config.state.get();
-        const Cast cx = cast_rows(x2, config.plan("input", x2, config.forward_format(), state ? &state->input : nullptr));
-        const Cast cw = cast_rows(w2, config.plan("weight", w2, config.forward_format(), state ? &state->weight : nullptr));
-        Tensor out = product(cx, cw, m, n, k);
+        const Cast cx = cast_rows(padded_to(x2, kp), config.plan("input", x2, config.forward_format(), state ? &state->input : nullptr));
+        const Cast cw = cast_rows(padded_to(w2, kp), config.plan("weight", w2, config.forward_format(), state ? &state->weight : nullptr));
+        Tensor out = product(cx, cw, m, n, kp);
         if (bias.defined()) out = add(out, bias);
 
         // Per-tensor casts commute with transposing, so backward reuses the codes (1 byte an
@@ -243,20 +254,21 @@ struct Fp8LinearOp {
         const Shape& x_shape = ctx.get<Shape>("x_shape");
         const Tensor& a = ctx.saved_tensors()[0];  // x: f32 [m, k] (MX) or codes
         const Tensor& b = ctx.saved_tensors()[1];  // weight: f32 [n, k] (MX) or codes
-        const std::int64_t m = a.size(0), k = a.size(1) * (a.dtype() == DType::f4e2m1x2 ? 2 : 1), n = b.size(0);
+        const std::int64_t m = a.size(0), k = a.size(1), n = b.size(0);  // per-tensor codes are FP8: one a byte
         const Tensor g = f32_matrix(grad, m, n);
         Fp8LinearState* state = config.state.get();
         const mf::Format& gf = config.backward_format();
-        const Cast cg = cast_rows(g, config.plan("grad_output", g, gf, state ? &state->grad_output : nullptr));
+        const std::int64_t np = packed_width(gf, n), mp = packed_width(gf, m);
+        const Cast cg = cast_rows(padded_to(g, np), config.plan("grad_output", g, gf, state ? &state->grad_output : nullptr));
 
         Tensor grad_x, grad_w;
         if (config.blocks()) {
             // Blocks along the new reduction dimension: n for grad_x, m for grad_w.
             CastPlan plan_w = config.plan("weight (transposed)", b, config.forward_format(), nullptr);
-            grad_x = product(cg, cast_rows(transposed(b), plan_w), m, k, n);
+            grad_x = product(cg, cast_rows(padded_to(transposed(b), np), plan_w), m, k, np);
             CastPlan plan_g = config.plan("grad_output (transposed)", g, gf, nullptr);
             CastPlan plan_x = config.plan("input (transposed)", a, config.forward_format(), nullptr);
-            grad_w = product(cast_rows(transposed(g), plan_g), cast_rows(transposed(a), plan_x), n, k, m);
+            grad_w = product(cast_rows(padded_to(transposed(g), mp), plan_g), cast_rows(padded_to(transposed(a), mp), plan_x), n, k, mp);
         } else {
             // The forward's codes, transposed (the same codes a cast of the transpose would give).
             const auto reuse = [&](const Tensor& codes, float scale) {

@@ -60,7 +60,8 @@ Tensor to_float8(const Tensor& x, const Tensor& scale, DType dtype);
 /// delayed, the scale \p state holds (from earlier steps' amaxes), after which the state records
 /// this step's amax (so \p state is required, Error(value) otherwise). MX (E8M0 per 32 values)
 /// and NVFP4 (E4M3 per 16 values times an f32 tensor scale) cast in blocks along each product's
-/// reduction dimension; their FP4 elements need even sizes (Error(shape)). While a trace
+/// reduction dimension; FP4 packs two values a byte along it, so an odd one is padded with a
+/// zero (which adds nothing to the product). While a trace
 /// records, every cast is noted in the op's events (trace::ScaledCast: amax, scale, saturated
 /// and flushed shares, history, block scales, log2 histogram).
 Tensor fp8_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const amp::ScalingRecipe& recipe,
