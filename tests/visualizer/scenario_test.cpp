@@ -54,7 +54,7 @@ std::string error_of(const ScenarioOptions& options)
 
 TEST_SUITE_BEGIN("scenario");
 
-TEST_CASE("scenario: FP8 runs every Linear through fp8_linear, its casts noted; delayed scaling's history grows each step")
+TEST_CASE("scenario: FP8 runs every Linear through fp8_linear, its casts noted, and delayed scaling's history grows each step")
 {
     Scenario s(Scenario::preset("mlp-fp8-delayed"));
     CHECK(s.summary() == "mlp, autocast off (f32), Linear layers in FP8 (delayed scaling), no GradScaler, step 1");
