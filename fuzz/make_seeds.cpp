@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <tinyamp/tinyamp.h>
 #include <tinyamp/trace/trace.h>
@@ -60,6 +61,35 @@ void policy_table_seeds(const std::filesystem::path& out)
     write(out / "cuda.txt", amp::PolicyTable::cuda().to_text());
 }
 
+// One FP8 step of Linear(32, 32), ReLU, Linear(32, 32) under a recipe: events with scaled casts
+// (version 4), per-tensor with an amax history (delayed) or with block scales (mxfp8).
+void fp8_trace_json_seeds(const std::filesystem::path& out)
+{
+    amp::DelayedScaling delayed;
+    delayed.amax_history_len = 4;
+    for (const auto& [name, recipe] : {std::pair<const char*, amp::ScalingRecipe>{"fp8_delayed_step.json", delayed},
+                                       std::pair<const char*, amp::ScalingRecipe>{"mxfp8_step.json", amp::MXBlockScaling::mxfp8()}}) {
+        manual_seed(5);
+        nn::Sequential model;
+        model.emplace_back<nn::Linear>(32, 32);
+        model.emplace_back<nn::ReLU>();
+        model.emplace_back<nn::Linear>(32, 32);
+        Generator gen(6);
+        const Tensor x = randn({4, 32}, f32, gen).set_name("x");
+        trace::Trace t;
+        {
+            trace::TraceRecorder record(t);
+            Tensor loss;
+            {
+                amp::fp8_autocast fp8(true, recipe);
+                loss = sum(model(x));
+            }
+            loss.backward();
+        }
+        write(out / name, t.to_json());
+    }
+}
+
 void trace_json_seeds(const std::filesystem::path& out)
 {
     // One bf16 autocast step of a small model, forward and backward, with its modules.
@@ -77,6 +107,7 @@ void trace_json_seeds(const std::filesystem::path& out)
         loss.backward();
     }
     write(out / "autocast_step.json", t.to_json());
+    fp8_trace_json_seeds(out);
 }
 
 }  // namespace

@@ -34,3 +34,7 @@ shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 2
 # 7. The deep scenario folded: one box per layer and pass, its casts on a badge, the backward box
 #    beside the forward one; the folded Linear 18 selected.
 shot viz_deep_folded.png --scenario deep-bf16 --position end --select module:18 --zoom 0.8
+# 8. FP8 training: a forward fp8_linear under delayed scaling after a few steps, its input and
+#    weight casts in the inspector (amax history, log2|x * scale| against E4M3's range); a taller
+#    window so both sections show.
+shot viz_fp8_delayed.png --scenario mlp-fp8-delayed --steps 5 --select fp8_linear --size 1280x1000

@@ -42,13 +42,21 @@ TEST_CASE("fuzz corpus: every safetensors, policy table and trace seed loads")
         INFO(entry.path().string());
         CHECK(amp::PolicyTable::from_text(read(entry.path())).to_text() == read(entry.path()));
     }
-    CHECK(count_files(kCorpus / "trace_json") >= 1);
+    CHECK(count_files(kCorpus / "trace_json") >= 3);
+    std::size_t scaled_casts = 0, block_scales = 0;
     for (const auto& entry : std::filesystem::directory_iterator(kCorpus / "trace_json")) {
         INFO(entry.path().string());
         const trace::Trace t = trace::Trace::from_json(read(entry.path()));
         CHECK(t.events().size() > 10);
         CHECK(t.events().front().module == "0");  // recorded in a model: the fuzzer sees module paths
+        for (const trace::Event& e : t.events())
+            for (const trace::ScaledCast& c : e.scaled_casts) {
+                ++scaled_casts;
+                block_scales += c.block_scale_exponents.size();
+            }
     }
+    CHECK(scaled_casts > 0);  // version 4's FP8 casts (fp8_delayed_step.json, mxfp8_step.json)
+    CHECK(block_scales > 0);
 }
 
 TEST_CASE("fuzz corpus: the checkpoint seeds load into the fuzz target's model, optimizer, scaler and scheduler")

@@ -121,6 +121,22 @@ TEST_CASE("build_graph: casts, the cache's store and hit, the parameter, and the
     CHECK(w1_nodes == 1);
 }
 
+TEST_CASE("build_graph lists the dtypes of scaled casts apart: fp8_linear's inputs and outputs stay f32")
+{
+    Generator gen(7);
+    const Tensor x = randn({4, 32}, f32, gen).requires_grad_(), w = randn({8, 32}, f32, gen).requires_grad_();
+    Trace t;
+    {
+        trace::TraceRecorder record(t);
+        sum(fp8_linear(x, w, Tensor(), amp::Float8CurrentScaling{})).backward();
+    }
+    const TraceGraph g = build_graph(t);
+    CHECK(g.dtypes == std::vector<DType>{f32});
+    CHECK(g.scaled_cast_dtypes == std::vector<DType>{f8e4m3fn, f8e5m2});  // E4M3 forward, E5M2 gradient (HYBRID)
+    CHECK(build_graph(t, {.collapsed = {"anything"}}).scaled_cast_dtypes == g.scaled_cast_dtypes);
+    CHECK(build_graph(Trace()).scaled_cast_dtypes.empty());
+}
+
 TEST_CASE("build_graph of an empty trace has no nodes, edges or dtypes")
 {
     const TraceGraph g = build_graph(Trace());

@@ -54,9 +54,52 @@ std::string error_of(const ScenarioOptions& options)
 
 TEST_SUITE_BEGIN("scenario");
 
+TEST_CASE("scenario: FP8 runs every Linear through fp8_linear, its casts noted, and delayed scaling's history grows each step")
+{
+    Scenario s(Scenario::preset("mlp-fp8-delayed"));
+    CHECK(s.summary() == "mlp, autocast off (f32), Linear layers in FP8 (delayed scaling), no GradScaler, step 1");
+    auto fp8_events = [&] {
+        std::vector<const trace::Event*> found;
+        for (const trace::Event& e : s.trace().events())
+            if (e.op == "fp8_linear" && e.phase == trace::Phase::forward) found.push_back(&e);
+        return found;
+    };
+    REQUIRE(fp8_events().size() == 3);  // the MLP's three Linear layers
+    CHECK(find_forward(s.trace(), "linear") == -1);
+    const trace::ScaledCast& input = fp8_events()[0]->scaled_casts.at(0);
+    CHECK(input.role == "input");
+    CHECK(input.dtype == f8e4m3fn);
+    CHECK(input.recipe == "delayed");
+    CHECK(input.amax_history.size() == 16);
+    CHECK(input.scale == 1.0);  // the first step: no history yet
+    s.step(3);
+    const trace::ScaledCast& later = fp8_events()[0]->scaled_casts.at(0);
+    CHECK(later.scale > 1.0);  // pixels <= 1: the scale grows towards 448 / amax
+    CHECK(std::count_if(later.amax_history.begin(), later.amax_history.end(), [](float a) { return a > 0; }) == 4);
+    std::set<DType> gradient_formats;
+    for (const trace::Event& e : s.trace().events())
+        if (e.phase == trace::Phase::backward)
+            for (const trace::ScaledCast& c : e.scaled_casts) gradient_formats.insert(c.dtype);
+    CHECK(gradient_formats == std::set<DType>{f8e5m2});
+    CHECK(std::isfinite(s.history().back().loss));
+
+    Scenario mx(Scenario::preset("mlp-mxfp8"));
+    const trace::ScaledCast& blocks = mx.trace().events()[std::size_t(find_forward(mx.trace(), "fp8_linear"))].scaled_casts.at(0);
+    CHECK(blocks.recipe == "mxfp8");
+    CHECK(blocks.blocks_per_row == 2);  // 64 pixels in blocks of 32
+    CHECK_FALSE(blocks.block_scale_exponents.empty());
+
+    ScenarioOptions wrong = Scenario::preset("mlp-fp8-delayed");
+    wrong.fp8 = "nvfp4";
+    CHECK(error_of(wrong).find("unknown fp8 recipe 'nvfp4': choose current, delayed or mxfp8") != std::string::npos);
+    wrong.fp8 = "current";
+    CHECK(error_of(wrong).empty());
+}
+
 TEST_CASE("scenario: the presets and their names")
 {
-    CHECK(Scenario::names() == std::vector<std::string>{"mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16"});
+    CHECK(Scenario::names() == std::vector<std::string>{"mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16",
+                                                        "mlp-fp8-delayed", "mlp-mxfp8"});
     for (const std::string& name : Scenario::names()) CHECK_NOTHROW(Scenario::validate(Scenario::preset(name)));
 
     const ScenarioOptions scaler = Scenario::preset("mlp-f16-scaler");

@@ -28,11 +28,12 @@ public:
     void remember_module(const void* node, const std::string& path, const std::string& type);
     /// What remember_module noted for `node`, or nullptr.
     const std::pair<std::string, std::string>* module_of(const void* node) const;
-    /// JSON: {"version": 3, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
-    /// the histogram as {"lowest_exponent": e, "counts": [...]}); trace_json.cpp describes the format.
+    /// JSON: {"version": 4, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
+    /// the histogram as {"lowest_exponent": e, "counts": [...]}, an event's scaled casts as
+    /// "scaled_casts", left out when it has none); trace_json.cpp describes the format.
     std::string to_json() const;
-    /// Reads versions 3, 2 (no module fields: they read as "") and 1 (no histograms either:
-    /// they read as empty). Throws Error(io) naming what is wrong and where.
+    /// Reads versions 4, 3 (no scaled casts), 2 (no module fields either: they read as "") and 1
+    /// (no histograms either: they read as empty). Throws Error(io) naming what is wrong and where.
     static Trace from_json(const std::string& text);
     /// Graphviz DOT: op nodes filled by their output dtype (dtype_color), cast nodes distinct,
     /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,

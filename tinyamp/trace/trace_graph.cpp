@@ -130,7 +130,7 @@ TraceGraph build_graph(const Trace& trace, const GraphOptions& options)
     TraceGraph graph;
     std::map<std::uint64_t, int> producer;  // tensor id -> the node that made it last
     std::map<std::uint64_t, int> outside;   // tensor id -> its own node, for tensors no event made
-    std::set<DType> seen;
+    std::set<DType> seen, scaled;  // the dtypes of inputs and outputs; of scaled casts
     const std::vector<Event>& events = trace.events();
     for (std::size_t i = 0; i < events.size(); ++i) {
         const Event& e = events[i];
@@ -158,11 +158,14 @@ TraceGraph build_graph(const Trace& trace, const GraphOptions& options)
 
         for (const TensorInfo& t : e.inputs) seen.insert(t.dtype);
         for (const TensorInfo& t : e.outputs) seen.insert(t.dtype);
+        for (const ScaledCast& c : e.scaled_casts) scaled.insert(c.dtype);
         graph.has_casts = graph.has_casts || e.is_cast;
         graph.has_cache_hits = graph.has_cache_hits || e.cache == CacheEvent::hit;
     }
     for (const DType d : kAllDTypes)  // in the table's order, so every legend lists them alike
         if (seen.count(d)) graph.dtypes.push_back(d);
+    for (const DType d : kAllDTypes)
+        if (scaled.count(d)) graph.scaled_cast_dtypes.push_back(d);
     list_modules(graph, trace);
     for (GraphNode& node : graph.nodes)
         if (const int k = graph.module_index(node.module); k >= 0) node.module_type = graph.module_types[std::size_t(k)];

@@ -74,6 +74,10 @@ struct TraceGraph {
     std::vector<GraphNode> nodes;  ///< events in trace order, each outside tensor just before its first consumer
     std::vector<GraphEdge> edges;  ///< in the order the DOT export writes them
     std::vector<DType> dtypes;     ///< the dtypes of the events' inputs and outputs, in kAllDTypes order (the legend)
+    /// The element dtypes of the events' scaled casts (Event::scaled_casts: the FP8/FP4 casts
+    /// inside fp8_linear, whose inputs and outputs stay f32), in kAllDTypes order: the
+    /// visualizer's legend lists them too, although no node is filled with them.
+    std::vector<DType> scaled_cast_dtypes;
     bool has_casts = false;        ///< some event is an autocast cast (the legend shows the cast key)
     bool has_cache_hits = false;   ///< some cast was a cache hit (the legend shows the hit key)
     std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i] (a module node when it is collapsed)

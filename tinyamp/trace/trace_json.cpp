@@ -1,5 +1,5 @@
-// A trace as JSON, and back. The format (version 3):
-//   {"version": 3, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
+// A trace as JSON, and back. The format (version 4):
+//   {"version": 4, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
 //     "inputs": [{"id": 7, "dtype": "f32", "shape": [4, 3], "name": "w1", "is_leaf": true,
 //                 "requires_grad": true, "has_stats": false}],
 //     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...,
@@ -10,14 +10,29 @@
 // in [2^(e+i), 2^(e+i+1)), e = lowest_exponent; the first and last counts are non-zero, and an
 // empty histogram is {"lowest_exponent": 0, "counts": []}. "module" is the dotted path of the
 // nn::Module the op ran in ("" outside every module) and "module_types" the type names along it.
-// Older versions are still read: version 2 has no "module" and "module_types" (they read as ""),
-// version 1 neither those nor "log2_abs" (its histograms are empty).
+// An event whose op made FP8/FP4 casts inside (fp8_linear) has "scaled_casts" after
+// "module_types", one object per trace::ScaledCast, in order; an event without casts leaves the
+// field out (so a list is never empty, and a trace without FP8 reads as version 3 wrote it, but
+// for its version number):
+//   "scaled_casts": [{"role": "input", "dtype": "f8e4m3fn", "recipe": "delayed", "shape": [32, 64],
+//     "amax": 1.0, "scale": 448.0, "saturated_share": 0.0, "flushed_share": 0.002,
+//     "amax_history": [1.0, 0.0, ...], "blocks_per_row": 0, "block_scale_exponents": [],
+//     "log2_histogram": [0, ..., 12, 40, 0], "zeros": 3}]
+// "dtype" is f8e4m3fn, f8e5m2 or f4e2m1x2; "shape" is the [rows, K] matrix cast; "amax" and the
+// "amax_history" entries are numbers >= 0, or "inf" / "nan" (JSON has no such numbers);
+// "block_scale_exponents" (MX) are log2 of the E8M0 block scales, -127..127, empty when
+// "blocks_per_row" is 0; "log2_histogram"[i] counts floor(log2|x * scale|) = -40 + i
+// (ScaledCast::kHistogramLowest), "zeros" the elements that were 0.
+// Older versions are still read: version 3 has no "scaled_casts" (refused there as unknown),
+// version 2 neither "module" and "module_types" (they read as ""), version 1 neither those nor
+// "log2_abs" (its histograms are empty).
 // Reading is strict: every field must be there with the right type, unknown fields are refused
 // (a typo such as "ouputs" would otherwise lose data silently), and each error names its place,
 // e.g. "events[2].inputs[0].dtype".
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -32,7 +47,7 @@ namespace {
 // than alphabetical order.
 using json = nlohmann::ordered_json;
 
-constexpr int kFormatVersion = 3;
+constexpr int kFormatVersion = 4;
 constexpr int kOldestReadableVersion = 1;  // version 1: no log2_abs histogram in "stats"
 
 // ---------------------------------------------------------------- writing
@@ -73,9 +88,36 @@ json tensors_to_json(const std::vector<TensorInfo>& tensors)
     return list;
 }
 
+// amax values: a number, or "inf" / "nan", which JSON cannot write as numbers.
+json amax_to_json(double amax)
+{
+    if (std::isnan(amax)) return "nan";
+    if (std::isinf(amax)) return "inf";
+    return amax;
+}
+
+json scaled_cast_to_json(const ScaledCast& c)
+{
+    json history = json::array();
+    for (const float v : c.amax_history) history.push_back(amax_to_json(v));
+    return {{"role", c.role},
+            {"dtype", dtype_name(c.dtype)},
+            {"recipe", c.recipe},
+            {"shape", c.shape},
+            {"amax", amax_to_json(c.amax)},
+            {"scale", c.scale},
+            {"saturated_share", c.saturated_share},
+            {"flushed_share", c.flushed_share},
+            {"amax_history", std::move(history)},
+            {"blocks_per_row", c.blocks_per_row},
+            {"block_scale_exponents", c.block_scale_exponents},
+            {"log2_histogram", c.log2_histogram},
+            {"zeros", c.zeros}};
+}
+
 json event_to_json(const Event& e)
 {
-    return {{"seq", e.seq},
+    json j = {{"seq", e.seq},
             {"phase", phase_name(e.phase)},
             {"op", e.op},
             {"is_cast", e.is_cast},
@@ -87,6 +129,12 @@ json event_to_json(const Event& e)
             {"cache", cache_event_name(e.cache)},
             {"module", e.module},
             {"module_types", e.module_types}};
+    if (!e.scaled_casts.empty()) {
+        json casts = json::array();
+        for (const ScaledCast& c : e.scaled_casts) casts.push_back(scaled_cast_to_json(c));
+        j["scaled_casts"] = std::move(casts);
+    }
+    return j;
 }
 
 // ---------------------------------------------------------------- reading
@@ -223,19 +271,24 @@ ValueStats stats_from_json(const json& j, const std::string& where, int version)
     return s;
 }
 
+Shape read_shape(const json& j, const std::string& where)
+{
+    Shape shape;
+    for (std::size_t d = 0; d < array(j, where).size(); ++d) {
+        const std::uint64_t size = read_count(j[d], at_index(where, d));
+        if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max())) fail(at_index(where, d), "size ", size, " is too large");
+        shape.push_back(std::int64_t(size));
+    }
+    return shape;
+}
+
 TensorInfo tensor_from_json(const json& j, const std::string& where, int version)
 {
     object(j, where, {"id", "dtype", "shape", "name", "is_leaf", "requires_grad", "has_stats", "stats"}, {"stats"});
     TensorInfo t;
     t.id = read_count(j["id"], at_key(where, "id"));
     t.dtype = read_dtype(j["dtype"], at_key(where, "dtype"));
-    const std::string shape_at = at_key(where, "shape");
-    const json& shape = array(j["shape"], shape_at);
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        const std::uint64_t size = read_count(shape[d], at_index(shape_at, d));
-        if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max())) fail(at_index(shape_at, d), "size ", size, " is too large");
-        t.shape.push_back(std::int64_t(size));
-    }
+    t.shape = read_shape(j["shape"], at_key(where, "shape"));
     t.name = read_string(j["name"], at_key(where, "name"));
     t.is_leaf = read_bool(j["is_leaf"], at_key(where, "is_leaf"));
     t.requires_grad = read_bool(j["requires_grad"], at_key(where, "requires_grad"));
@@ -269,9 +322,67 @@ CacheEvent read_cache(const json& j, const std::string& where)
     fail(where, "unknown cache event \"", name, "\" (expected \"none\", \"stored\" or \"hit\")");
 }
 
+// An amax as amax_to_json wrote it: a number >= 0, "inf" or "nan".
+double read_amax(const json& j, const std::string& where)
+{
+    if (j.is_string()) {
+        const std::string text = j.get<std::string>();
+        if (text == "inf") return std::numeric_limits<double>::infinity();
+        if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+        fail(where, "expected a number >= 0, \"inf\" or \"nan\", found \"", text, "\"");
+    }
+    return read_number(j, where, 0.0, std::numeric_limits<double>::max());
+}
+
+ScaledCast scaled_cast_from_json(const json& j, const std::string& where)
+{
+    object(j, where,
+           {"role", "dtype", "recipe", "shape", "amax", "scale", "saturated_share", "flushed_share", "amax_history", "blocks_per_row",
+            "block_scale_exponents", "log2_histogram", "zeros"});
+    ScaledCast c;
+    c.role = read_string(j["role"], at_key(where, "role"));
+    c.dtype = read_dtype(j["dtype"], at_key(where, "dtype"));
+    if (c.dtype != DType::f8e4m3fn && c.dtype != DType::f8e5m2 && c.dtype != DType::f4e2m1x2)
+        fail(at_key(where, "dtype"), "a scaled cast's element dtype is f8e4m3fn, f8e5m2 or f4e2m1x2, found ", dtype_name(c.dtype));
+    c.recipe = read_string(j["recipe"], at_key(where, "recipe"));
+    c.shape = read_shape(j["shape"], at_key(where, "shape"));
+    if (c.shape.size() != 2) fail(at_key(where, "shape"), "a scaled cast is of a [rows, K] matrix, found ", c.shape.size(), " dimensions");
+    c.amax = read_amax(j["amax"], at_key(where, "amax"));
+    c.scale = read_number(j["scale"], at_key(where, "scale"), std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+    c.saturated_share = read_number(j["saturated_share"], at_key(where, "saturated_share"), 0.0, 1.0);
+    c.flushed_share = read_number(j["flushed_share"], at_key(where, "flushed_share"), 0.0, 1.0);
+    const std::string history_at = at_key(where, "amax_history");
+    const json& history = array(j["amax_history"], history_at);
+    for (std::size_t i = 0; i < history.size(); ++i) c.amax_history.push_back(float(read_amax(history[i], at_index(history_at, i))));
+    c.blocks_per_row = read_integer(j["blocks_per_row"], at_key(where, "blocks_per_row"), 0, std::numeric_limits<std::int64_t>::max());
+    const std::string blocks_at = at_key(where, "block_scale_exponents");
+    const json& blocks = array(j["block_scale_exponents"], blocks_at);
+    if (blocks.size() > ScaledCast::kMaxBlockScales)
+        fail(blocks_at, blocks.size(), " block scales, more than the ", ScaledCast::kMaxBlockScales, " a trace keeps");
+    if (c.blocks_per_row == 0 && !blocks.empty()) fail(blocks_at, "given but blocks_per_row is 0 (a per-tensor scaled cast has no block scales)");
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+        c.block_scale_exponents.push_back(std::int16_t(read_integer(blocks[i], at_index(blocks_at, i), -127, 127)));
+    const std::string histogram_at = at_key(where, "log2_histogram");
+    const json& histogram = array(j["log2_histogram"], histogram_at);
+    // Its exponents, from kHistogramLowest on, stay those of doubles (as Log2Histogram's).
+    const std::size_t most_bins = std::size_t(Log2Histogram::kLargestExponent - ScaledCast::kHistogramLowest + 1);
+    if (histogram.size() > most_bins)
+        fail(histogram_at, histogram.size(), " binades from 2^", ScaledCast::kHistogramLowest, " reach beyond the largest double exponent ",
+             Log2Histogram::kLargestExponent);
+    for (std::size_t i = 0; i < histogram.size(); ++i)
+        c.log2_histogram.push_back(read_integer(histogram[i], at_index(histogram_at, i), 0, std::numeric_limits<std::int64_t>::max()));
+    c.zeros = read_integer(j["zeros"], at_key(where, "zeros"), 0, std::numeric_limits<std::int64_t>::max());
+    return c;
+}
+
 Event event_from_json(const json& j, const std::string& where, int version)
 {
-    if (version >= 3)
+    if (version >= 4)
+        object(j, where,
+               {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache", "module", "module_types",
+                "scaled_casts"},
+               {"scaled_casts"});
+    else if (version >= 3)
         object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache", "module", "module_types"});
     else
         object(j, where, {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache"});
@@ -289,6 +400,13 @@ Event event_from_json(const json& j, const std::string& where, int version)
     if (version >= 3) {
         e.module = read_string(j["module"], at_key(where, "module"));
         e.module_types = read_string(j["module_types"], at_key(where, "module_types"));
+    }
+    if (j.contains("scaled_casts")) {
+        const std::string casts_at = at_key(where, "scaled_casts");
+        const json& casts = array(j["scaled_casts"], casts_at);
+        // The writer leaves an empty list out, so that an event has one spelling.
+        if (casts.empty()) fail(casts_at, "an empty list (an event without scaled casts leaves the field out)");
+        for (std::size_t i = 0; i < casts.size(); ++i) e.scaled_casts.push_back(scaled_cast_from_json(casts[i], at_index(casts_at, i)));
     }
     return e;
 }

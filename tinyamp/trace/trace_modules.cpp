@@ -72,6 +72,7 @@ void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std:
 {
     TraceGraph out;
     out.dtypes = graph.dtypes;
+    out.scaled_cast_dtypes = graph.scaled_cast_dtypes;
     out.has_casts = graph.has_casts;
     out.has_cache_hits = graph.has_cache_hits;
     out.modules = graph.modules;

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/scaled_cast_panel.h"
 #include "visualizer/model/inspector.h"
 
 namespace tinyamp::viz {
@@ -146,6 +147,9 @@ void draw_inspector(const Document& document)
     tensor_table("inputs", "inputs", d.inputs);
     const bool backward = document.graph().nodes[std::size_t(node)].phase == trace::Phase::backward;
     tensor_table("outputs", backward && d.kind != trace::NodeKind::tensor ? "gradients" : "outputs", d.outputs);
+    // An op that cast to FP8/FP4 inside (fp8_linear): what each cast did, before the f32 values.
+    if (const int event = document.graph().nodes[std::size_t(node)].event; event >= 0)
+        draw_scaled_casts(document.trace().events()[std::size_t(event)].scaled_casts);
 
     ImGui::Spacing();
     if (d.has_values) {

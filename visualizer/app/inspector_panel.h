@@ -1,6 +1,6 @@
 #pragma once
 // The inspector: everything about one node (viz::inspect), with the log2|x| histogram of its
-// values drawn against the ranges of f16 and bf16.
+// values drawn against the ranges of f16 and bf16, and an fp8_linear's casts (scaled_cast_panel.h).
 #include "visualizer/app/document.h"
 
 namespace tinyamp::viz {

@@ -18,7 +18,8 @@ struct Row {
     std::string text;
 };
 
-// The dtypes on nodes in the palette's order, then the marks that appear in this graph.
+// The dtypes on nodes in the palette's order, the formats of scaled casts, then the marks that
+// appear in this graph.
 std::vector<Row> legend_rows(const trace::TraceGraph& graph)
 {
     std::vector<DType> fills;
@@ -29,6 +30,10 @@ std::vector<Row> legend_rows(const trace::TraceGraph& graph)
     });
     std::vector<Row> rows;
     for (const DType d : fills) rows.push_back({Mark::dtype, d, dtype_name(d)});
+    // The FP8/FP4 formats fp8_linear casts to inside: its inputs and outputs stay f32, so no node
+    // is filled with them, but the inspector's sections for its casts are (scaled_cast_panel.h).
+    for (const DType d : graph.scaled_cast_dtypes)
+        if (std::find(fills.begin(), fills.end(), d) == fills.end()) rows.push_back({Mark::dtype, d, std::string(dtype_name(d)) + " (inside fp8_linear)"});
     if (graph.has_casts) rows.push_back({Mark::cast, DType::f32, "autocast cast"});
     if (std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; }))
         rows.push_back({Mark::store, DType::f32, "cast cache store"});

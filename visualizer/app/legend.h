@@ -1,7 +1,8 @@
 #pragma once
 // The graph's legend, in the canvas' top-left corner: a "dtypes" header, then a swatch and the
-// glyph (dtype_glyph.h) for each dtype that fills a node and for each mark that is not a dtype (casts, the cast cache,
-// parameters). A click on the header folds it to that one line. Its size follows its text (and
+// glyph (dtype_glyph.h) for each dtype that fills a node, for each FP8/FP4 format an op cast to
+// inside (TraceGraph::scaled_cast_dtypes, "f8e4m3fn (inside fp8_linear)"), and for each mark
+// that is not a dtype (casts, the cast cache, parameters). A click on the header folds it to that one line. Its size follows its text (and
 // so the UI scale), so the fit can keep its corner clear.
 #include <imgui.h>
 

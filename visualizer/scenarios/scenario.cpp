@@ -1,6 +1,7 @@
 #include "visualizer/scenarios/scenario.h"
 
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "tools/train/models.h"
@@ -39,6 +40,15 @@ std::shared_ptr<nn::Sequential> make_deep_model()
     }
     model->emplace_back<nn::Linear>(32, 10);
     return model;
+}
+
+// The recipe a scenario's fp8 option names ("" has none: validate() refuses it here).
+amp::ScalingRecipe fp8_recipe(const std::string& name)
+{
+    if (name == "current") return amp::Float8CurrentScaling{};
+    if (name == "delayed") return amp::DelayedScaling{.amax_history_len = 16};  // as tinyamp-train's fp8-delayed
+    if (name == "mxfp8") return amp::MXBlockScaling::mxfp8();
+    TINYAMP_FAIL(value, "unknown fp8 recipe '", name, "': choose current, delayed or mxfp8 (or none)");
 }
 
 // The slices of a batch that a step's forward passes take, laid out as the model wants them.
@@ -105,6 +115,9 @@ StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t st
                                          .enabled = options.autocast,
                                          .cache_enabled = options.cache_enabled,
                                          .table = table});
+            // Inside it, the FP8 region: its Linear layers run fp8_linear, the rest as autocast says.
+            std::optional<amp::fp8_autocast> fp8;
+            if (!options.fp8.empty()) fp8.emplace(true, fp8_recipe(options.fp8));
             for (const data::Batch& mb : micro) {
                 Tensor part = cross_entropy((*model)(mb.features), mb.labels);
                 if (micro.size() > 1) part = div(part, double(micro.size()));  // gradient accumulation's 1/m
@@ -132,6 +145,7 @@ void Scenario::validate(const ScenarioOptions& options)
                   "': choose mlp, cnn or deep");
     TINYAMP_CHECK(!options.autocast || options.dtype == f16 || options.dtype == bf16, value, "autocast dtype ", dtype_name(options.dtype),
                   " is not a lower precision: choose f16 or bf16, or turn autocast off for an f32 run");
+    if (!options.fp8.empty()) (void)fp8_recipe(options.fp8);
     TINYAMP_CHECK(options.micro_batches >= 1, value, "micro_batches must be >= 1 (forward passes per step), got ", options.micro_batches);
     TINYAMP_CHECK(options.batch_size >= options.micro_batches, value, "batch_size ", options.batch_size, " is smaller than micro_batches ",
                   options.micro_batches, ": each micro-batch needs a sample; raise batch_size or lower micro_batches");

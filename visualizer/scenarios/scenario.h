@@ -30,6 +30,11 @@ struct ScenarioOptions {
     /// Forward passes per step inside one autocast region (gradient accumulation): from the
     /// second one on, the cast cache serves the weights' casts (cache hits), when it is enabled.
     std::int64_t micro_batches = 2;
+    /// FP8 training: "" (off), or the recipe of an amp::fp8_autocast region around the forward
+    /// passes, which runs every Linear layer through fp8_linear: "current" (per-tensor current
+    /// scaling), "delayed" (per-tensor delayed scaling, amax history of 16 steps) or "mxfp8"
+    /// (MX blocks of 32 with E8M0 scales). The inspector shows each fp8_linear's casts.
+    std::string fp8;
     std::uint64_t seed = 0;
 };
 
@@ -42,7 +47,7 @@ struct StepRecord {
 
 class Scenario {
 public:
-    /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16".
+    /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8".
     static std::vector<std::string> names();
     /// The options of a named scenario; Error(value) listing the names otherwise.
     static ScenarioOptions preset(const std::string& name);

@@ -31,6 +31,11 @@ const std::vector<Preset>& presets()
         {"cnn-bf16", {.model = "cnn"}},
         // One forward pass a step keeps the big graph readable.
         {"deep-bf16", {.model = "deep", .micro_batches = 1}},
+        // FP8 training: every Linear through fp8_linear (f32 elsewhere, as tinyamp-train's FP8
+        // modes), one forward pass a step. Delayed scaling shows the amax history growing step by
+        // step; MXFP8 the block scales.
+        {"mlp-fp8-delayed", {.autocast = false, .micro_batches = 1, .fp8 = "delayed"}},
+        {"mlp-mxfp8", {.autocast = false, .micro_batches = 1, .fp8 = "mxfp8"}},
     };
     return all;
 }
@@ -89,6 +94,7 @@ std::string Scenario::summary() const
             .append(options_.cache_enabled ? "on" : "off");
     else
         out.append(", autocast off (f32)");
+    if (!options_.fp8.empty()) out.append(", Linear layers in FP8 (").append(options_.fp8).append(" scaling)");
     if (options_.scaler)
         out.append(", GradScaler at ").append(scale_text(history_.empty() ? 1.0 : history_.back().scale));
     else
