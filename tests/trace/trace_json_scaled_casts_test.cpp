@@ -141,6 +141,19 @@ TEST_CASE("from_json reads scaled casts back exactly, inf and NaN amaxes too")
     const Trace again = Trace::from_json(text);
     check_same_cast(again.events().at(0).scaled_casts.at(0), overflowed.scaled_casts[0]);
     CHECK(again.to_json() == text);
+
+    // Current scaling of an inf amax gives scale 0, of a NaN amax NaN: both round-trip too.
+    for (double scale : {0.0, std::numeric_limits<double>::quiet_NaN()}) {
+        Event odd;
+        odd.op = "fp8_linear";
+        odd.scaled_casts = {delayed_cast()};
+        odd.scaled_casts[0].scale = scale;
+        Trace one;
+        one.add(odd);
+        const Trace read = Trace::from_json(one.to_json());
+        const double got = read.events().at(0).scaled_casts.at(0).scale;
+        CHECK((std::isnan(scale) ? std::isnan(got) : got == scale));
+    }
 }
 
 TEST_CASE("from_json round-trips a recorded fp8_linear step: delayed and MXFP8 casts, forward and backward")
@@ -190,7 +203,7 @@ TEST_CASE("from_json names the scaled cast and field that is wrong")
     check_rejected(broken("\"shape\": [\n", "\"shape\": [\n 1,\n"), {(first + ".shape").c_str(), "3 dimensions"});
     check_rejected(broken("\"amax\": 0.3333", "\"amax\": -0.3333"), {(first + ".amax").c_str(), "outside"});
     check_rejected(broken("\"amax\": 0.3333333333333333", "\"amax\": \"big\""), {(first + ".amax").c_str(), "found \"big\""});
-    check_rejected(broken("\"scale\": 149.33333333333334", "\"scale\": 0"), {(first + ".scale").c_str(), "outside"});
+    check_rejected(broken("\"scale\": 149.33333333333334", "\"scale\": -1"), {(first + ".scale").c_str(), "outside"});
     check_rejected(broken("\"saturated_share\": 0.125", "\"saturated_share\": 1.125"), {(first + ".saturated_share").c_str(), "outside [0, 1]"});
     check_rejected(broken("\"flushed_share\": 0.0625", "\"flushed_share\": true"), {(first + ".flushed_share").c_str(), "expected a number"});
     check_rejected(broken("\"amax_history\": [\n", "\"amax_history\": [\n \"lots\",\n"),

@@ -105,7 +105,7 @@ json scaled_cast_to_json(const ScaledCast& c)
             {"recipe", c.recipe},
             {"shape", c.shape},
             {"amax", amax_to_json(c.amax)},
-            {"scale", c.scale},
+            {"scale", amax_to_json(c.scale)},  // current scaling of an inf/NaN amax gives 0/NaN
             {"saturated_share", c.saturated_share},
             {"flushed_share", c.flushed_share},
             {"amax_history", std::move(history)},
@@ -348,7 +348,7 @@ ScaledCast scaled_cast_from_json(const json& j, const std::string& where)
     c.shape = read_shape(j["shape"], at_key(where, "shape"));
     if (c.shape.size() != 2) fail(at_key(where, "shape"), "a scaled cast is of a [rows, K] matrix, found ", c.shape.size(), " dimensions");
     c.amax = read_amax(j["amax"], at_key(where, "amax"));
-    c.scale = read_number(j["scale"], at_key(where, "scale"), std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+    c.scale = read_amax(j["scale"], at_key(where, "scale"));  // >= 0, or "inf"/"nan", as an amax
     c.saturated_share = read_number(j["saturated_share"], at_key(where, "saturated_share"), 0.0, 1.0);
     c.flushed_share = read_number(j["flushed_share"], at_key(where, "flushed_share"), 0.0, 1.0);
     const std::string history_at = at_key(where, "amax_history");

@@ -99,7 +99,7 @@ void histogram(const ScaledCastView& v, DType dtype)
 }
 
 // MX: one cell per block, rows of the matrix down, blocks along K across; darker = smaller scale.
-void block_strip(const BlockStrip& s)
+void block_strip(const BlockStrip& s, std::int64_t block_size)
 {
     if (s.exponents.empty()) return;
     ImGui::TextDisabled("block scales (E8M0): 2^%d (dark) .. 2^%d (light)%s", s.lowest, s.highest, s.truncated ? ", first rows kept" : "");
@@ -122,7 +122,7 @@ void block_strip(const BlockStrip& s)
         const std::int64_t row = std::int64_t((m.y - p.y) / cell_h), block = std::int64_t((m.x - p.x) / cell_w);
         const std::size_t cell = std::size_t(row * s.blocks_per_row + block);
         if (row < s.rows && block < s.blocks_per_row && cell < s.exponents.size())
-            ImGui::SetTooltip("%s", s.describe(cell, kMxBlockSize).c_str());
+            ImGui::SetTooltip("%s", s.describe(cell, block_size).c_str());
     }
 }
 
@@ -144,7 +144,7 @@ void draw_scaled_casts(const std::vector<trace::ScaledCast>& casts)
             amax_history(v);
             ImGui::TextDisabled("log2|x * scale| against %s", dtype_name(casts[i].dtype));
             histogram(v, casts[i].dtype);
-            if (v.is_mx) block_strip(v.strip);
+            if (v.is_mx) block_strip(v.strip, block_size_of(casts[i].recipe));
             for (const std::string& fact : v.facts) {
                 ImGui::Bullet();
                 ImGui::TextWrapped("%s", fact.c_str());

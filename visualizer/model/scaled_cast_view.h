@@ -6,6 +6,7 @@
 // app/scaled_cast_panel.cpp draws it.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tinyamp/trace/event.h"
@@ -42,8 +43,9 @@ struct HistogramBin {
     BinZone zone = BinZone::normal;
 };
 
-/// Elements per MX block (the OCP MX formats' k = 32: MXFP8 and MXFP4, all that fp8_linear runs).
-inline constexpr std::int64_t kMxBlockSize = 32;
+/// Elements per block of a block-scaled cast, from its recipe: 16 for "nvfp4" (E4M3 block
+/// scales), 32 for the OCP MX formats (MXFP8, MXFP4).
+constexpr std::int64_t block_size_of(std::string_view recipe) { return recipe == "nvfp4" ? 16 : 32; }
 
 /// MX block scales as a strip: one cell per block, row-major [rows, blocks_per_row].
 struct BlockStrip {
