@@ -87,6 +87,23 @@ TEST_CASE("to_float8 and scaled_mm: the product of two per-tensor casts, as torc
     CHECK(scaled_mm(xq, wq.t(), scalar_tensor(1.0 / sx), scalar_tensor(1.0 / sw), bf16).dtype() == bf16);
 }
 
+TEST_CASE("ScaledTensor: to_scaled casts with current scaling, dequantize reads it back, scaled_mm multiplies two")
+{
+    const Tensor x = random_matrix(3, 32, 5.0, 20), w = random_matrix(4, 32, 0.01, 21);
+    const ScaledTensor xs = to_scaled(x), ws = to_scaled(w, f8e5m2);
+    CHECK(xs.data.dtype() == f8e4m3fn);
+    CHECK(ws.data.dtype() == f8e5m2);
+    CHECK(xs.scale_inv.item() == doctest::Approx(amax_of(x) / 448.0).epsilon(1e-6));
+    // Within E4M3's relative error (2^-4) of each value, and the largest exactly.
+    const std::vector<double> back = xs.dequantize().to_vector(), orig = x.to_vector();
+    int outside = 0;
+    for (std::size_t i = 0; i < orig.size(); ++i) outside += std::abs(back[i] - orig[i]) > 0x1p-4 * std::abs(orig[i]) + 1e-6;
+    CHECK(outside == 0);
+    const Tensor out = scaled_mm(xs, ws.t());
+    check_close(out, product_f64(xs.dequantize(), ws.dequantize()), 32);
+    CHECK_THROWS_AS(to_scaled(x, e8m0), Error);
+}
+
 TEST_CASE("scaled_mm refuses what does not fit, naming it")
 {
     const Tensor q = ones({4, 32}, f8e4m3fn), one = scalar_tensor(1.0);

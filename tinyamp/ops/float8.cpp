@@ -372,6 +372,22 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
 
 Tensor to_float8(const Tensor& x, const Tensor& scale, DType dtype) { return dispatch<ToFloat8Op>(x, scale, dtype); }
 
+Tensor ScaledTensor::dequantize() const { return mul(data.to(DType::f32), scale_inv); }
+
+ScaledTensor to_scaled(const Tensor& x, DType dtype)
+{
+    TINYAMP_CHECK(dtype == DType::f8e4m3fn || dtype == DType::f8e5m2, dtype, "to_scaled: dtype must be f8e4m3fn or f8e5m2, got ",
+                  dtype_name(dtype));
+    const Tensor x32 = layout::contiguous(layout::convert(x, DType::f32));
+    const float scale = amp::current_scale(cpu::tensor_amax(static_cast<const float*>(x32.data_ptr()), x32.numel()), minifloat_format(dtype));
+    return {to_float8(x, scalar_tensor(scale), dtype), scalar_tensor(1.0 / double(scale))};
+}
+
+Tensor scaled_mm(const ScaledTensor& a, const ScaledTensor& b, DType out_dtype)
+{
+    return scaled_mm(a.data, b.data, a.scale_inv, b.scale_inv, out_dtype);
+}
+
 Tensor fp8_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const amp::ScalingRecipe& recipe,
                   const std::shared_ptr<Fp8LinearState>& state)
 {

@@ -31,6 +31,28 @@ struct Fp8LinearState {
     amp::DelayedScalingState grad_output;  ///< the gradient of its output (E5M2 under HYBRID)
 };
 
+/// An FP8 tensor with its scale, as torchao's Float8Tensor: the codes and the f32 factor that
+/// dequantizes them (values = codes * scale_inv). Make one with to_scaled(); scaled_mm()
+/// multiplies two. It carries no gradient (fp8_linear is the differentiable road).
+struct ScaledTensor {
+    Tensor data;       ///< the codes: f8e4m3fn or f8e5m2, any shape
+    Tensor scale_inv;  ///< 0-d f32: 1 / the scale the values were multiplied by before the cast
+    /// The values in f32: data.to(f32) * scale_inv.
+    Tensor dequantize() const;
+    /// The transpose of a 2-D scaled tensor (a view of the codes, the same scale), for
+    /// scaled_mm's column-major second operand: `scaled_mm(x, w.t())`.
+    ScaledTensor t() const { return {data.t(), scale_inv}; }
+};
+
+/// Casts \p x to \p dtype (f8e4m3fn or f8e5m2) with current scaling, as torchao's
+/// hp_tensor_to_float8_dynamic: scale = fmt_max / max(amax, 1e-12) (amp::current_scale), then
+/// to_float8(x, scale, dtype). Error(dtype) for another dtype.
+ScaledTensor to_scaled(const Tensor& x, DType dtype = DType::f8e4m3fn);
+
+/// scaled_mm of two scaled tensors: a [M, K] times b [K, N] (b's codes column-major: pass
+/// `w.t()` for a scaled w [N, K]), each dequantized by its scale_inv, f32 accumulation.
+Tensor scaled_mm(const ScaledTensor& a, const ScaledTensor& b, DType out_dtype = DType::f32);
+
 /// The scaled matrix product of FP8/FP4 codes, as torch._scaled_mm: out = (a * scale_a) @
 /// (b * scale_b), products accumulated in f32, rounded once to \p out_dtype (f32, bf16 or f16).
 ///   - \p a: [M, K] codes, row-major (f8e4m3fn or f8e5m2; f4e2m1x2 [M, K/2] holds K FP4 values);
