@@ -334,3 +334,23 @@ TEST_CASE("the casts of fp8_linear are FP8 tensors: the allocator counts one byt
     CHECK(mx_after[f4e2m1x2].peak_bytes - mx_before[f4e2m1x2].live_bytes == (16 * 64 + 32 * 64) / 2);  // two values a byte
     CHECK(mx_after[e8m0].peak_bytes - mx_before[e8m0].live_bytes == (16 + 32) * 2);                 // one scale per 32
 }
+
+TEST_CASE("fp8_autocast inside autocast: Linear layers run in FP8, every other op by the autocast policy")
+{
+    auto fc = std::make_shared<nn::Linear>(32, 8);
+    const Tensor x = random_matrix(4, 32, 1.0, 30), w = random_matrix(32, 8, 0.1, 31);
+    trace::Trace t;
+    Tensor y, other;
+    {
+        trace::TraceRecorder recorder(t);
+        amp::autocast bf16_region("cpu");
+        amp::fp8_autocast fp8(true, amp::Float8CurrentScaling{});
+        y = (*fc)(x);
+        other = matmul(x, w);  // functional ops are not changed by the FP8 region (as TE's)
+    }
+    CHECK(y.dtype() == f32);        // fp8_linear's output
+    CHECK(other.dtype() == bf16);   // matmul: lower_precision_fp under CPU autocast
+    bool saw_fp8 = false;
+    for (const trace::Event& e : t.events()) saw_fp8 |= e.op == "fp8_linear";
+    CHECK(saw_fp8);
+}
