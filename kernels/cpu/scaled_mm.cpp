@@ -99,11 +99,18 @@ void scaled_mm(const ScaledOperand& a, const ScaledOperand& b, float* out, std::
         for (std::int64_t i = 0; i < m * n; ++i) out[i] = 0.0f;
         return;
     }
-    std::vector<float> a_values(std::size_t(m * k)), b_values(std::size_t(n * k));
-    decode_scaled_operand(a, "a", m, k, a_values.data());
-    decode_scaled_operand(b, "b", n, k, b_values.data());
+    // The panels are a workspace kept per thread and only grown: a fresh vector each call would
+    // zero-fill it and, past malloc's mmap threshold, fault in every page again, which at
+    // N = 256 cost more than the product itself.
+    thread_local std::vector<float> panels;
+    const std::size_t a_size = std::size_t(m * k), size = a_size + std::size_t(n * k);
+    if (panels.size() < size) panels.resize(size);
+    float* a_values = panels.data();
+    float* b_values = panels.data() + a_size;
+    decode_scaled_operand(a, "a", m, k, a_values);
+    decode_scaled_operand(b, "b", n, k, b_values);
     // out = A * (B^T)^T: b_values holds B^T row-major, which gemm reads transposed in place.
-    gemm<float, float>(Transpose::no, Transpose::yes, m, n, k, 1.0, a_values.data(), k, b_values.data(), k, 0.0, out, n);
+    gemm<float, float>(Transpose::no, Transpose::yes, m, n, k, 1.0, a_values, k, b_values, k, 0.0, out, n);
 }
 
 void scaled_mm_reference(const ScaledOperand& a, const ScaledOperand& b, float* out, std::int64_t m, std::int64_t n, std::int64_t k)
