@@ -50,18 +50,18 @@ struct Cast {
     }
 };
 
-// How one operand is cast: its format, and either a tensor scale (with the delayed state that
-// gave it, to update) or an MX recipe.
+// How one operand is cast: its format, and either a tensor scale (current: from its amax, which
+// cast_rows reads anyway; delayed: the state's, updated after the cast) or block scales.
 struct CastPlan {
     const char* role;
     const char* recipe;
     const mf::Format* format;
-    float scale = 1.0f;                                // per-tensor
+    bool current = false;                              // per-tensor: scale = fmt_max / the tensor's amax
+    float scale = 1.0f;                                // per-tensor otherwise (delayed)
     amp::DelayedScalingState* delayed = nullptr;       // delayed: update after the cast
     const amp::DelayedScaling* delayed_recipe = nullptr;
     const amp::MXBlockScaling* mx = nullptr;           // MX: block scales instead
     const amp::NVFP4BlockScaling* nvfp4 = nullptr;     // NVFP4: E4M3 block scales and a tensor scale
-    bool note = true;                                  // noted in the trace
 };
 
 // What the trace keeps of one cast (trace::ScaledCast).
@@ -121,7 +121,7 @@ Cast cast_rows(const Tensor& x, const CastPlan& plan)
         saturated = counts.saturated;
         flushed = counts.flushed;
     } else {
-        cast.scale = plan.scale;
+        cast.scale = plan.current ? amp::current_scale(amax, *plan.format) : plan.scale;
         cast.codes = empty({rows, k}, minifloat_dtype(*plan.format));
         const cpu::QuantizeCounts counts = cpu::quantize_f32(*plan.format, data, cast.scale, static_cast<std::uint8_t*>(cast.codes.data_ptr()),
                                                              rows * k, mf::Overflow::saturate);
@@ -129,7 +129,7 @@ Cast cast_rows(const Tensor& x, const CastPlan& plan)
         flushed = counts.flushed;
         if (plan.delayed) plan.delayed->update(amax, *plan.format, *plan.delayed_recipe);
     }
-    if (plan.note && trace::current()) note_cast(plan, x, cast, amax, saturated, flushed);
+    if (trace::current()) note_cast(plan, x, cast, amax, saturated, flushed);
     return cast;
 }
 
@@ -188,9 +188,8 @@ struct Fp8Config {
         return mx() ? *mx()->element : nvfp4() ? mf::f4e2m1 : amp::backward_format(fp8_format());
     }
 
-    // The plan for one per-tensor operand: its scale now (current: from x's amax; delayed: the
-    // state's), or the MX recipe.
-    CastPlan plan(const char* role, const Tensor& x, const mf::Format& format, amp::DelayedScalingState* delayed_state) const
+    // The plan for one operand: current or delayed per-tensor scaling, or the block recipe.
+    CastPlan plan(const char* role, const mf::Format& format, amp::DelayedScalingState* delayed_state) const
     {
         CastPlan p{role, name(), &format};
         if (mx()) {
@@ -202,7 +201,7 @@ struct Fp8Config {
             p.delayed = delayed_state;
             p.delayed_recipe = delayed();
         } else {
-            p.scale = amp::current_scale(cpu::tensor_amax(static_cast<const float*>(x.data_ptr()), x.numel()), format);
+            p.current = true;
         }
         return p;
     }
@@ -225,8 +224,8 @@ struct Fp8LinearOp {
         const std::int64_t kp = packed_width(config.forward_format(), k);
         const Tensor x2 = f32_matrix(x, m, k), w2 = layout::contiguous(weight);
         Fp8LinearState* state = config.state.get();
-        const Cast cx = cast_rows(padded_to(x2, kp), config.plan("input", x2, config.forward_format(), state ? &state->input : nullptr));
-        const Cast cw = cast_rows(padded_to(w2, kp), config.plan("weight", w2, config.forward_format(), state ? &state->weight : nullptr));
+        const Cast cx = cast_rows(padded_to(x2, kp), config.plan("input", config.forward_format(), state ? &state->input : nullptr));
+        const Cast cw = cast_rows(padded_to(w2, kp), config.plan("weight", config.forward_format(), state ? &state->weight : nullptr));
         Tensor out = product(cx, cw, m, n, kp);
         if (bias.defined()) out = add(out, bias);
 
@@ -259,15 +258,15 @@ struct Fp8LinearOp {
         Fp8LinearState* state = config.state.get();
         const mf::Format& gf = config.backward_format();
         const std::int64_t np = packed_width(gf, n), mp = packed_width(gf, m);
-        const Cast cg = cast_rows(padded_to(g, np), config.plan("grad_output", g, gf, state ? &state->grad_output : nullptr));
+        const Cast cg = cast_rows(padded_to(g, np), config.plan("grad_output", gf, state ? &state->grad_output : nullptr));
 
         Tensor grad_x, grad_w;
         if (config.blocks()) {
             // Blocks along the new reduction dimension: n for grad_x, m for grad_w.
-            CastPlan plan_w = config.plan("weight (transposed)", b, config.forward_format(), nullptr);
+            CastPlan plan_w = config.plan("weight (transposed)", config.forward_format(), nullptr);
             grad_x = product(cg, cast_rows(padded_to(transposed(b), np), plan_w), m, k, np);
-            CastPlan plan_g = config.plan("grad_output (transposed)", g, gf, nullptr);
-            CastPlan plan_x = config.plan("input (transposed)", a, config.forward_format(), nullptr);
+            CastPlan plan_g = config.plan("grad_output (transposed)", gf, nullptr);
+            CastPlan plan_x = config.plan("input (transposed)", config.forward_format(), nullptr);
             grad_w = product(cast_rows(padded_to(transposed(g), mp), plan_g), cast_rows(padded_to(transposed(a), mp), plan_x), n, k, mp);
         } else {
             // The forward's codes, transposed (the same codes a cast of the transpose would give).
@@ -380,7 +379,7 @@ ScaledTensor to_scaled(const Tensor& x, DType dtype)
                   dtype_name(dtype));
     const Tensor x32 = layout::contiguous(layout::convert(x, DType::f32));
     const float scale = amp::current_scale(cpu::tensor_amax(static_cast<const float*>(x32.data_ptr()), x32.numel()), minifloat_format(dtype));
-    return {to_float8(x, scalar_tensor(scale), dtype), scalar_tensor(1.0 / double(scale))};
+    return {to_float8(x32, scalar_tensor(scale), dtype), scalar_tensor(1.0 / double(scale))};  // x32: converted once
 }
 
 Tensor scaled_mm(const ScaledTensor& a, const ScaledTensor& b, DType out_dtype)
