@@ -61,7 +61,7 @@ fi
 # `long` and `training` tests (all 2^32 conversions, and 30-epoch training runs, take many
 # minutes under ASan; the Release run above did them).
 echo "== ASan + UBSan build, tests not labelled long or training"
-"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF
+"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_BENCH=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS="suppressions=$root/scripts/lsan-suppressions.txt" \
   ctest --output-on-failure -j "$jobs" -LE 'long|training')
@@ -70,7 +70,7 @@ echo "== ASan + UBSan build, tests not labelled long or training"
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.
 echo "== ThreadSanitizer build, tests whose name contains \"thread\""
 TINYAMP_BUILD_TARGET=tinyamp_tests "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON \
-  -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF -DTINYAMP_BUILD_VISUALIZER=OFF
+  -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF -DTINYAMP_BUILD_VISUALIZER=OFF -DTINYAMP_BUILD_BENCH=OFF
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_tests" -tc='*thread*'
 # Every file loader fuzzed briefly (libFuzzer, Clang, ASan + UBSan) from the committed seed corpus:
 # any crash, sanitizer report, exception other than tinyamp::Error, or broken round trip fails.
