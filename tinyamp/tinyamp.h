@@ -45,7 +45,7 @@
 #include "tinyamp/optim/optimizer.h"     // optim::Optimizer, ParamGroup, state_dict
 #include "tinyamp/optim/sgd.h"           // optim::SGD
 #include "tinyamp/optim/adam.h"          // optim::Adam, optim::AdamW
-#include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR
+#include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR, CosineAnnealingLR, LambdaLR
 #include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
 #include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
 #include "tinyamp/nn/linear.h"           // nn::Linear
