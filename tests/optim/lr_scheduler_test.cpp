@@ -1,6 +1,6 @@
 // The schedulers: StepLR, CosineAnnealingLR and LambdaLR, step by step against their closed forms
-// written out; state round trips and refusals; PyTorch's warning for a scheduler that steps before
-// its optimizer.
+// written out (tests/oracle/lr_schedulers_golden_test.cpp compares them with PyTorch running);
+// state round trips and refusals; PyTorch's warning for a scheduler that steps before its optimizer.
 #include <doctest/doctest.h>
 
 #include <cmath>
