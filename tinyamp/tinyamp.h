@@ -62,4 +62,6 @@
 #include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch
 #include "tinyamp/data/datasets.h"        // data::load_digits, load_breast_cancer, data_path, train_test_split
 #include "tinyamp/data/synthetic.h"       // data::make_blobs, make_moons, make_spirals
+#include "tinyamp/data/char_tokenizer.h"  // data::CharTokenizer
+#include "tinyamp/data/text.h"            // data::load_text, split_tokens, load_text_dataset, sample_batch
 #include "tinyamp/version.h"
