@@ -45,7 +45,7 @@
 #include "tinyamp/optim/optimizer.h"     // optim::Optimizer, ParamGroup, state_dict
 #include "tinyamp/optim/sgd.h"           // optim::SGD
 #include "tinyamp/optim/adam.h"          // optim::Adam, optim::AdamW
-#include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR
+#include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR, CosineAnnealingLR, LambdaLR
 #include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
 #include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
 #include "tinyamp/nn/linear.h"           // nn::Linear
@@ -62,4 +62,6 @@
 #include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch
 #include "tinyamp/data/datasets.h"        // data::load_digits, load_breast_cancer, data_path, train_test_split
 #include "tinyamp/data/synthetic.h"       // data::make_blobs, make_moons, make_spirals
+#include "tinyamp/data/char_tokenizer.h"  // data::CharTokenizer
+#include "tinyamp/data/text.h"            // data::load_text, split_tokens, load_text_dataset, sample_batch
 #include "tinyamp/version.h"

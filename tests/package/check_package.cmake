@@ -28,7 +28,8 @@ endfunction()
 
 run("cmake --install into ${work}/prefix" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${work}/prefix")
 foreach(installed include/tinyamp/tinyamp.h include/tinyamp/version.h include/tinyamp/amp/grad_scaler.h
-                  lib/libtinyamp.a lib/cmake/tinyamp/tinyampConfig.cmake share/tinyamp/data/digits.csv.gz)
+                  lib/libtinyamp.a lib/cmake/tinyamp/tinyampConfig.cmake share/tinyamp/data/digits.csv.gz
+                  share/tinyamp/data/kjv_1mb.txt.gz)
   if(NOT EXISTS "${work}/prefix/${installed}")
     message(FATAL_ERROR "package test: `cmake --install` did not install ${installed}; its folder is kept: ${work}")
   endif()

@@ -32,7 +32,7 @@ def check_torch():
 def main():
     torch = check_torch()
     from golden_io import write_golden
-    from scenarios import autocast_dtypes, clip_grad, grad_scaler, losses, optimizers, type_promotion
+    from scenarios import autocast_dtypes, clip_grad, grad_scaler, losses, lr_schedulers, optimizers, type_promotion
 
     scenarios = {
         "autocast_dtypes": autocast_dtypes.make,
@@ -41,6 +41,7 @@ def main():
         "losses": losses.make,
         "type_promotion": type_promotion.make,
         "clip_grad_norm": clip_grad.make,
+        "lr_schedulers": lr_schedulers.make,
     }
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "oracle", "goldens"))
