@@ -34,6 +34,7 @@
 #include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
 #include "tinyamp/ops/conv.h"            // conv2d
 #include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, where, masked_fill, ..., operators
+#include "tinyamp/ops/embedding.h"       // embedding
 #include "tinyamp/ops/float8.h"          // scaled_mm, to_float8, fp8_linear
 #include "tinyamp/ops/join.h"            // cat, stack
 #include "tinyamp/ops/loss.h"            // mse_loss, nll_loss, cross_entropy, binary_cross_entropy(_with_logits)
