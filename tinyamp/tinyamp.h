@@ -52,6 +52,8 @@
 #include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
 #include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
 #include "tinyamp/nn/linear.h"           // nn::Linear
+#include "tinyamp/nn/embedding.h"        // nn::Embedding
+#include "tinyamp/nn/attention.h"        // nn::CausalSelfAttention
 #include "tinyamp/nn/conv.h"             // nn::Conv2d
 #include "tinyamp/nn/normalization.h"    // nn::LayerNorm, nn::BatchNorm1d, nn::BatchNorm2d
 #include "tinyamp/nn/activation.h"       // nn::ReLU, nn::GELU
