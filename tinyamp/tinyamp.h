@@ -32,8 +32,10 @@
 #include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
 #include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
+#include "tinyamp/ops/attention.h"       // scaled_dot_product_attention (fused), scaled_dot_product_attention_reference
 #include "tinyamp/ops/conv.h"            // conv2d
-#include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, ..., operators
+#include "tinyamp/ops/elementwise.h"     // add, mul, exp, relu, gelu, where, masked_fill, ..., operators
+#include "tinyamp/ops/embedding.h"       // embedding
 #include "tinyamp/ops/float8.h"          // scaled_mm, to_float8, fp8_linear
 #include "tinyamp/ops/join.h"            // cat, stack
 #include "tinyamp/ops/loss.h"            // mse_loss, nll_loss, cross_entropy, binary_cross_entropy(_with_logits)
@@ -41,6 +43,7 @@
 #include "tinyamp/ops/normalization.h"   // layer_norm, batch_norm
 #include "tinyamp/ops/reduce.h"          // sum, mean, max, argmax
 #include "tinyamp/ops/softmax.h"         // softmax, log_softmax
+#include "tinyamp/ops/triangular.h"      // tril, triu
 #include "tinyamp/ops/type_promotion.h"  // result_type
 #include "tinyamp/optim/optimizer.h"     // optim::Optimizer, ParamGroup, state_dict
 #include "tinyamp/optim/sgd.h"           // optim::SGD
@@ -49,6 +52,8 @@
 #include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
 #include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
 #include "tinyamp/nn/linear.h"           // nn::Linear
+#include "tinyamp/nn/embedding.h"        // nn::Embedding
+#include "tinyamp/nn/attention.h"        // nn::CausalSelfAttention
 #include "tinyamp/nn/conv.h"             // nn::Conv2d
 #include "tinyamp/nn/normalization.h"    // nn::LayerNorm, nn::BatchNorm1d, nn::BatchNorm2d
 #include "tinyamp/nn/activation.h"       // nn::ReLU, nn::GELU

@@ -39,6 +39,10 @@ std::map<std::string, OpCase> op_cases()
         {"mm", {[](const auto& in) { return mm(in[0], in[1]); }, {r({2, 3}), r({3, 4})}}},
         {"linear", {[](const auto& in) { return linear(in[0], in[1], in[2]); }, {r({2, 3}), r({4, 3}), r({4})}}},
         {"bmm", {[](const auto& in) { return bmm(in[0], in[1]); }, {r({2, 2, 3}), r({2, 3, 4})}}},
+        // query, key, value and a float mask, which is cast with them
+        {"scaled_dot_product_attention",
+         {[](const auto& in) { return scaled_dot_product_attention(in[0], in[1], in[2], in[3]); },
+          {r({2, 3, 4}), r({2, 5, 4}), r({2, 5, 3}), r({3, 5})}}},
         {"exp", {[](const auto& in) { return exp(in[0]); }, {r({5})}}},
         {"log", {[](const auto& in) { return log(in[0]); }, {p({5})}}},
         {"pow", {[](const auto& in) { return pow(in[0], 2.5); }, {p({5})}}},
@@ -274,4 +278,44 @@ TEST_CASE("backward called inside an autocast region is not autocast: gradients 
     }
     CHECK(w.grad().dtype() == f32);
     CHECK(w.grad().to_vector() == outside);
+}
+
+TEST_CASE("scaled_dot_product_attention is lower_precision_fp on both tables; a bool mask is never cast; the reference's ops keep their own rows")
+{
+    Generator gen(9);
+    const Tensor q = randn({2, 3, 4}, f32, gen), k = randn({2, 5, 4}, f32, gen), v = randn({2, 5, 3}, f32, gen);
+    const Tensor keep = tril(ones({3, 5}, boolean));
+    {
+        amp::autocast region("cpu");
+        const Tensor y = scaled_dot_product_attention(q, k, v, keep);
+        CHECK(y.dtype() == bf16);
+        CHECK(bit_equal(y, scaled_dot_product_attention(q.to(bf16), k.to(bf16), v.to(bf16), keep)));
+        CHECK(scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true).dtype() == bf16);
+        // The reference: matmul is lower_precision_fp, softmax is not listed on the CPU.
+        CHECK(scaled_dot_product_attention_reference(q, k, v, keep).dtype() == bf16);
+    }
+    {
+        amp::autocast region("cpu", {.dtype = DType::f16, .table = cuda_table()});
+        CHECK(scaled_dot_product_attention(q, k, v, keep).dtype() == f16);
+        // softmax gives f32 there (fp32_set_opt_dtype), and the last matmul casts it back to f16.
+        CHECK(scaled_dot_product_attention_reference(q, k, v, keep).dtype() == f16);
+    }
+    amp::autocast region("cpu");
+    CHECK(scaled_dot_product_attention(q.to(f64), k.to(f64), v.to(f64)).dtype() == f64);  // f64 is never cast
+}
+
+TEST_CASE("embedding, masked_fill, where and tril are in no list: they run in their input dtypes under autocast, as in PyTorch")
+{
+    const Tensor weight = ones({5, 3}), tokens = tensor({1, 4}, i64), x = ones({2, 3}), mask = tril(ones({2, 3}, boolean));
+    for (const bool cuda_rules : {false, true}) {
+        INFO(std::string(cuda_rules ? "CUDA table, f16" : "CPU table, bf16"));
+        amp::autocast region("cpu", cuda_rules ? amp::AutocastOptions{.dtype = DType::f16, .table = cuda_table()} : amp::AutocastOptions{});
+        CHECK(embedding(tokens, weight).dtype() == f32);
+        CHECK(embedding(tokens, weight.to(bf16)).dtype() == bf16);
+        CHECK(masked_fill(x, mask, -INFINITY).dtype() == f32);
+        CHECK(masked_fill(x.to(bf16), mask, -INFINITY).dtype() == bf16);
+        CHECK(where(mask, x, -INFINITY).dtype() == f32);
+        CHECK(tril(x).dtype() == f32);
+        CHECK(triu(x.to(f16)).dtype() == f16);
+    }
 }

@@ -65,6 +65,7 @@ TEST_CASE("the built-in CUDA table: PyTorch's CUDA lists restricted to tinyamp's
         {"mm", lower_precision_fp},
         {"linear", lower_precision_fp},
         {"bmm", lower_precision_fp},
+        {"scaled_dot_product_attention", lower_precision_fp},
         {"exp", fp32},
         {"log", fp32},
         {"pow", fp32},
@@ -80,7 +81,7 @@ TEST_CASE("the built-in CUDA table: PyTorch's CUDA lists restricted to tinyamp's
     };
     const PolicyTable table = PolicyTable::cuda();
     CHECK(table.name() == "cuda");
-    CHECK(table.entries().size() == 18);
+    CHECK(table.entries().size() == 19);
     for (const auto& [op, policy] : expected) {
         INFO("op " << op << " should be " << std::string(amp::policy_name(policy)));
         REQUIRE(table.lookup(op).has_value());
@@ -103,6 +104,7 @@ TEST_CASE("the built-in CPU table: binary_cross_entropy is fp32, softmax and sum
         {"addmm", lower_precision_fp},
         {"linear", lower_precision_fp},
         {"matmul", lower_precision_fp},
+        {"scaled_dot_product_attention", lower_precision_fp},
         {"binary_cross_entropy", fp32},
         {"mse_loss", fp32},
         {"nll_loss", fp32},
@@ -113,7 +115,7 @@ TEST_CASE("the built-in CPU table: binary_cross_entropy is fp32, softmax and sum
     };
     const PolicyTable table = PolicyTable::cpu();
     CHECK(table.name() == "cpu");
-    CHECK(table.entries().size() == 13);
+    CHECK(table.entries().size() == 14);
     for (const auto& [op, policy] : expected) {
         INFO("op " << op << " should be " << std::string(amp::policy_name(policy)));
         REQUIRE(table.lookup(op).has_value());
@@ -137,17 +139,17 @@ TEST_CASE("set puts an op under a policy, moving it from its old one, and remove
 
     table.set("matmul", CastPolicy::fp32);  // moved: one row, the new policy
     CHECK(*table.lookup("matmul") == CastPolicy::fp32);
-    CHECK(table.entries().size() == 13);
+    CHECK(table.entries().size() == 14);
 
     table.set("softmax", CastPolicy::fp32_set_opt_dtype);  // a new row
     CHECK(*table.lookup("softmax") == CastPolicy::fp32_set_opt_dtype);
-    CHECK(table.entries().size() == 14);
+    CHECK(table.entries().size() == 15);
 
     table.remove("matmul");
     CHECK_FALSE(table.lookup("matmul").has_value());
-    CHECK(table.entries().size() == 13);
+    CHECK(table.entries().size() == 14);
     table.remove("not_an_op");  // removing what is not there changes nothing
-    CHECK(table.entries().size() == 13);
+    CHECK(table.entries().size() == 14);
 
     // The built-in tables are not changed by edits to a copy.
     CHECK(*PolicyTable::builtin(DeviceType::cpu).lookup("matmul") == CastPolicy::lower_precision_fp);
@@ -159,7 +161,7 @@ TEST_CASE("set puts an op under a policy, moving it from its old one, and remove
         const std::string message = error_message([&] { table.set(bad, CastPolicy::fp32); }, ErrorKind::value);
         CHECK(message.find("cannot go in a policy table") != std::string::npos);
     }
-    CHECK(table.entries().size() == 13);
+    CHECK(table.entries().size() == 14);
 }
 
 TEST_CASE("set_name refuses a name the text format could not read back, and keeps the old name")

@@ -220,3 +220,79 @@ TEST_CASE("sub refuses a bool tensor on either side, as PyTorch does (add and mu
     CHECK(error_message([&] { sub(flags, 1.0); }, ErrorKind::dtype).find("bool") != std::string::npos);
     CHECK(add(flags, x).dtype() == f32);
 }
+
+TEST_CASE("where takes a plain number and bool operands, as PyTorch: masking scores with -inf keeps their dtype")
+{
+    const Tensor keep = tensor({1, 0, 0, 1, 1, 0}, {2, 3}, boolean);
+    for (DType d : {f64, f32, f16, bf16}) {
+        INFO(dtype_name(d));
+        const Tensor scores = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, d);
+        const Tensor y = where(keep, scores, -INFINITY);
+        CHECK(y.dtype() == d);
+        CHECK(y.to_vector() == std::vector<double>{1, -INFINITY, -INFINITY, 4, 5, -INFINITY});
+        CHECK(where(keep, 0.5, scores).to_vector() == std::vector<double>{0.5, 2, 3, 0.5, 0.5, 6});
+        // A 0-D f32 tensor does not widen a tensor with dimensions (PyTorch's promotion).
+        CHECK(where(keep, scores, full({}, -INFINITY)).dtype() == d);
+    }
+    // Two bool operands give a bool result (before, this was refused as arithmetic on bools).
+    const Tensor flags = tensor({1, 1, 0, 0, 1, 0}, {2, 3}, boolean);
+    const Tensor both = where(keep, flags, ones({}, boolean));
+    CHECK(both.dtype() == boolean);
+    CHECK(both.to_vector() == std::vector<double>{1, 1, 1, 0, 1, 1});
+    // next to a bool tensor, -inf acts as an f32 number
+    CHECK(where(keep, flags, -INFINITY).dtype() == f32);
+    // The number gets no gradient; the tensor gets it where chosen.
+    const Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, f64).requires_grad_();
+    sum(where(keep, x, -1.0)).backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{1, 0, 0, 1, 1, 0});
+}
+
+TEST_CASE("masked_fill puts the value where the mask is true, broadcasting as PyTorch, in x's dtype")
+{
+    const Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+    const Tensor row_mask = tensor({0, 1, 0}, {3}, boolean);  // broadcast over the rows
+    CHECK(masked_fill(x, row_mask, 9.0).to_vector() == std::vector<double>{1, 9, 3, 4, 9, 6});
+    for (DType d : {f16, bf16}) {
+        const Tensor y = masked_fill(x.to(d), row_mask, -INFINITY);
+        CHECK(y.dtype() == d);
+        CHECK(y.to_vector() == std::vector<double>{1, -INFINITY, 3, 4, -INFINITY, 6});
+    }
+    CHECK(masked_fill(x.to(f16), row_mask, 1e6).at({0, 1}) == INFINITY);  // rounded once into f16: past 65504
+    const Tensor ints = masked_fill(tensor({1, 2, 3}, i64), tensor({1, 0, 1}, boolean), 7.0);
+    CHECK(ints.dtype() == i64);
+    CHECK(ints.to_vector() == std::vector<double>{7, 2, 7});
+    CHECK(masked_fill(tensor({0, 0}, boolean), tensor({1, 0}, boolean), 1.0).to_vector() == std::vector<double>{1, 0});
+    // Out of place, x broadcasts to the mask too (torch.masked_fill expands both).
+    const Tensor v = tensor({1, 2, 3}, f64).requires_grad_();
+    const Tensor wide = masked_fill(v, tensor({1, 0, 0, 0, 0, 1}, {2, 3}, boolean), 0.0);
+    CHECK(wide.shape() == Shape{2, 3});
+    CHECK(wide.to_vector() == std::vector<double>{0, 2, 3, 1, 2, 0});
+    sum(wide).backward();
+    CHECK(v.grad().to_vector() == std::vector<double>{1, 2, 1});  // summed back to [3], zero where masked
+}
+
+TEST_CASE("masked_fill: f64 gradients by gradcheck, zero where masked")
+{
+    Generator gen(11);
+    const Tensor x = randn({3, 4}, f64, gen).requires_grad_();
+    const Tensor mask = gt(rand({3, 4}, f32, gen), 0.5);
+    const Tensor causal = triu(ones({4, 4}, boolean), 1);
+    const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return masked_fill(in[0], mask, -3.0); }, {x});
+    INFO(r.report);
+    CHECK(r.ok);
+    const Tensor square = randn({2, 4, 4}, f64, gen).requires_grad_();
+    const GradcheckResult rc = gradcheck([&](const std::vector<Tensor>& in) { return masked_fill(in[0], causal, 0.25); }, {square});
+    INFO(rc.report);
+    CHECK(rc.ok);
+    sum(masked_fill(x, mask, 5.0)).backward();
+    CHECK(x.grad().to_vector() == eq(mask, false).to(f64).to_vector());
+}
+
+TEST_CASE("masked_fill errors say what to do")
+{
+    const Tensor x = ones({2, 2});
+    CHECK(error_message([&] { masked_fill(x, ones({2, 2}), 0.0); }, ErrorKind::dtype).find("needs a bool mask") != std::string::npos);
+    CHECK(error_message([&] { masked_fill(ones({2}, i64), ones({2}, boolean), -INFINITY); }, ErrorKind::value).find("convert x with .to(f32)") !=
+          std::string::npos);
+    CHECK(error_message([&] { masked_fill(x, ones({3}, boolean), 0.0); }, ErrorKind::shape).size() > 0);
+}

@@ -89,12 +89,12 @@ bool two_integers(const std::string& a, const std::string& b)
 const std::vector<KnownDifference>& known_differences()
 {
     static const std::vector<KnownDifference> table = {
-        // tinyamp has no bool arithmetic: PyTorch's add (logical or), mul (and), div (to f32)
-        // and where of two bool tensors are refused, with a message that says to convert first.
+        // tinyamp has no bool arithmetic: PyTorch's add (logical or), mul (and) and div (to f32)
+        // of two bool tensors are refused, with a message that says to convert first. (where of
+        // two bool tensors gives bool, as in PyTorch.)
         {"add of two bool tensors", "add", two_bools, "error"},
         {"mul of two bool tensors", "mul", two_bools, "error"},
         {"div of two bool tensors", "div", two_bools, "error"},
-        {"where of two bool tensors", "where", two_bools, "error"},
         // pow computes in floats: integer operands give f32 where PyTorch gives i64.
         {"pow of integers", "pow", two_integers, "f32"},
     };

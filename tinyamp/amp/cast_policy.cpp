@@ -63,6 +63,7 @@ PolicyTable PolicyTable::cuda()
     return make("cuda", {
                             {"conv2d", lower_precision_fp}, {"addmm", lower_precision_fp}, {"matmul", lower_precision_fp},
                             {"mm", lower_precision_fp},     {"linear", lower_precision_fp}, {"bmm", lower_precision_fp},
+                            {"scaled_dot_product_attention", lower_precision_fp},
                             {"exp", fp32},                  {"log", fp32},                  {"pow", fp32},
                             {"layer_norm", fp32},           {"nll_loss", fp32},             {"mse_loss", fp32},
                             {"binary_cross_entropy_with_logits", fp32},
@@ -79,6 +80,7 @@ PolicyTable PolicyTable::cpu()
     return make("cpu", {
                            {"conv2d", lower_precision_fp}, {"bmm", lower_precision_fp}, {"mm", lower_precision_fp},
                            {"addmm", lower_precision_fp},  {"linear", lower_precision_fp}, {"matmul", lower_precision_fp},
+                           {"scaled_dot_product_attention", lower_precision_fp},
                            {"binary_cross_entropy", fp32}, {"mse_loss", fp32},             {"nll_loss", fp32},
                            {"cross_entropy", fp32},        {"binary_cross_entropy_with_logits", fp32},
                            {"stack", promote},             {"cat", promote},

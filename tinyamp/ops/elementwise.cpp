@@ -329,6 +329,25 @@ struct GeluOp {
 
 // ---------------------------------------------------------------- where and comparisons
 
+// cond ? a : b over the broadcast shape of all three, in `dtype` (where's forward, and
+// masked_fill's with a 0-D `a`). Any dtype, bool included: the elements are copied, not computed.
+Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype, Device device)
+{
+    if (device.is_cuda()) return cuda_forward::where(cond, a, b, dtype, device);
+    const Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape()));
+    // Start from a, then copy b's elements wherever the condition is false.
+    Tensor out = layout::clone(layout::expand(layout::convert(a, dtype), shape));
+    const Tensor from_b = layout::contiguous(layout::expand(layout::convert(b, dtype), shape));
+    const Tensor mask = layout::contiguous(layout::expand(cond, shape));
+    const bool* keep_a = mask.data_ptr<bool>();
+    const auto bytes = std::size_t(out.element_size());
+    auto* dst = static_cast<unsigned char*>(out.data_ptr());
+    const auto* src = static_cast<const unsigned char*>(from_b.data_ptr());
+    for (std::int64_t i = 0; i < out.numel(); ++i)
+        if (!keep_a[i]) std::copy(src + std::size_t(i) * bytes, src + std::size_t(i + 1) * bytes, dst + std::size_t(i) * bytes);
+    return out;
+}
+
 struct WhereOp {
     static constexpr const char* name = "where";
     static Tensor forward(Context& ctx, const Tensor& cond, const Tensor& a, const Tensor& b)
@@ -339,20 +358,8 @@ struct WhereOp {
         ctx.save_for_backward({cond});
         ctx.save("a_shape", a.shape());
         ctx.save("b_shape", b.shape());
-        const DType dtype = arithmetic_dtype(name, a, b);
-        if (device.is_cuda()) return cuda_forward::where(cond, a, b, dtype, device);
-        const Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape()));
-        // Start from a, then copy b's elements wherever the condition is false.
-        Tensor out = layout::clone(layout::expand(layout::convert(a, dtype), shape));
-        const Tensor from_b = layout::contiguous(layout::expand(layout::convert(b, dtype), shape));
-        const Tensor mask = layout::contiguous(layout::expand(cond, shape));
-        const bool* keep_a = mask.data_ptr<bool>();
-        const auto bytes = std::size_t(out.element_size());
-        auto* dst = static_cast<unsigned char*>(out.data_ptr());
-        const auto* src = static_cast<const unsigned char*>(from_b.data_ptr());
-        for (std::int64_t i = 0; i < out.numel(); ++i)
-            if (!keep_a[i]) std::copy(src + std::size_t(i) * bytes, src + std::size_t(i + 1) * bytes, dst + std::size_t(i) * bytes);
-        return out;
+        // Only a choice, no arithmetic: two bool tensors give a bool result, as in PyTorch.
+        return select(cond, a, b, result_type(a, b), device);
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -360,6 +367,27 @@ struct WhereOp {
         const Tensor zero = zeros_like(grad);
         return {Tensor(), ctx.needs_input_grad(1) ? sum_to(where(cond, grad, zero), ctx.get<Shape>("a_shape")) : Tensor(),
                 ctx.needs_input_grad(2) ? sum_to(where(cond, zero, grad), ctx.get<Shape>("b_shape")) : Tensor()};
+    }
+};
+
+struct MaskedFillOp {
+    static constexpr const char* name = "masked_fill";
+    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& mask, double value)
+    {
+        TINYAMP_CHECK(mask.dtype() == DType::boolean, dtype, "masked_fill(x, mask, value) needs a bool mask, got ", dtype_name(mask.dtype()),
+                      "; build one with a comparison such as gt(x, 0.0), or a causal one with triu(ones({T, T}, boolean), 1)");
+        TINYAMP_CHECK(is_floating_point(x.dtype()) || std::isfinite(value), value, "masked_fill: the value ", value,
+                      " has no value in x's dtype ", dtype_name(x.dtype()), "; convert x with .to(f32) first");
+        const Device device = op_device(name, {x, mask});
+        ctx.save_for_backward({mask});
+        ctx.save("x_shape", x.shape());
+        // The value rounded once to x's dtype, as PyTorch's fill (-inf stays -inf in f16 and bf16).
+        return select(mask, scalar_tensor(value, x.dtype()), x, x.dtype(), device);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        // The filled elements do not depend on x: their gradient is 0.
+        return {sum_to(masked_fill(grad, ctx.saved_tensors()[0], 0.0), ctx.get<Shape>("x_shape")), Tensor()};
     }
 };
 
@@ -401,6 +429,9 @@ Tensor erf(const Tensor& x) { return dispatch<ErfOp>(x); }
 Tensor relu(const Tensor& x) { return dispatch<ReluOp>(x); }
 Tensor gelu(const Tensor& x) { return dispatch<GeluOp>(x); }
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return dispatch<WhereOp>(cond, a, b); }
+Tensor where(const Tensor& cond, const Tensor& a, double b) { return dispatch<WhereOp>(cond, a, scalar_like(b, a)); }
+Tensor where(const Tensor& cond, double a, const Tensor& b) { return dispatch<WhereOp>(cond, scalar_like(a, b), b); }
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) { return dispatch<MaskedFillOp>(x, mask, value); }
 Tensor eq(const Tensor& a, const Tensor& b) { return dispatch<EqOp>(a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return dispatch<NeOp>(a, b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return dispatch<LtOp>(a, b); }

@@ -68,9 +68,22 @@ Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);
 
 /// Elementwise choice: cond ? a : b (torch.where). cond must be a bool tensor (else a dtype
-/// Error); all three broadcast, and the result has result_type(a, b) (two bool tensors a and b
-/// throw a dtype Error). The gradient flows to a and b, never to cond.
+/// Error); all three broadcast, and the result has result_type(a, b), which may be bool (two
+/// bool tensors give a bool tensor, as in PyTorch). The gradient flows to a and b, never to cond.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// where(cond, a, b) for a plain number b, which acts as described at the top of this file: next
+/// to a float tensor it takes a's dtype, so `where(keep, scores, -INFINITY)` masks f16 scores
+/// and stays f16 (as torch.where(keep, scores, float("-inf"))).
+Tensor where(const Tensor& cond, const Tensor& a, double b);
+/// where(cond, a, b) for a plain number a (it takes b's dtype when b is a float tensor).
+Tensor where(const Tensor& cond, double a, const Tensor& b);
+/// x with \p value wherever \p mask is true (torch.masked_fill): mask is a bool tensor (else a
+/// dtype Error) and broadcasts with x; the result has their broadcast shape and x's dtype, the
+/// value rounded once to it (-inf stays -inf in f16/bf16). An integer or bool x takes only a
+/// finite value (truncated toward zero; inf or NaN is a value Error). The gradient flows to x,
+/// zero where masked. In no autocast list: it runs in x's dtype, as in PyTorch.
+/// The causal mask of attention: `masked_fill(scores, triu(ones({T, T}, boolean), 1), -INFINITY)`.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // Comparisons give bool tensors and have no gradient.
 /// a == b, broadcast and compared in result_type(a, b) (torch.eq): a bool tensor, no gradient.
