@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "lessons/support/svg_plot.h"
+#include "tools/plot/svg_plot.h"
 
 namespace tinyamp::lesson {
 namespace fs = std::filesystem;

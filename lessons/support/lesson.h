@@ -18,9 +18,18 @@
 
 #include <tinyamp/tinyamp.h>
 
-#include "lessons/support/svg_plot.h"
+#include "tools/plot/svg_plot.h"
 
 namespace tinyamp::lesson {
+
+// The charts the lessons draw (tools/plot/svg_plot.h, shared with tinyamp-train).
+using plot::escape_xml;
+using plot::Histogram;
+using plot::LinePlot;
+using plot::make_histogram;
+using plot::Mark;
+using plot::render_svg;
+using plot::Series;
 
 class Lesson;
 using LessonBody = void (*)(Lesson&);

@@ -10,7 +10,7 @@
 #include "lessons/support/index_page.h"
 #include "lessons/support/lesson.h"
 #include "lessons/support/models.h"
-#include "lessons/support/svg_plot.h"
+#include "tools/plot/svg_plot.h"
 #include "lessons/support/trace_queries.h"
 
 using namespace tinyamp::lesson;

@@ -1,4 +1,4 @@
-#include "lessons/support/svg_plot.h"
+#include "tools/plot/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace tinyamp::lesson {
+namespace tinyamp::plot {
 namespace {
 
 // A white outline behind a mark's label keeps it readable where it crosses bars or lines.
@@ -197,4 +197,4 @@ std::string render_svg(const Histogram& plot, int width, int height)
     return svg.str();
 }
 
-}  // namespace tinyamp::lesson
+}  // namespace tinyamp::plot

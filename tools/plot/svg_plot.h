@@ -1,11 +1,12 @@
 #pragma once
-// Two small chart kinds drawn as self-contained SVG text, enough for the lessons' pictures:
-// line plots (loss curves, the loss scale over steps) and histograms (log2|x| of a gradient,
-// with the f16/bf16 limits drawn as marks). No dependency beyond the standard library.
+// Two small chart kinds drawn as self-contained SVG text, enough for the lessons' pictures and
+// tinyamp-train's curves: line plots (loss curves, the loss scale over steps) and histograms
+// (log2|x| of a gradient, with the f16/bf16 limits drawn as marks). No dependency beyond the
+// standard library.
 #include <string>
 #include <vector>
 
-namespace tinyamp::lesson {
+namespace tinyamp::plot {
 
 struct Series {
     std::string label;
@@ -53,4 +54,4 @@ std::string escape_xml(const std::string& text);
 std::string render_svg(const LinePlot& plot, int width = 640, int height = 400);
 std::string render_svg(const Histogram& plot, int width = 640, int height = 400);
 
-}  // namespace tinyamp::lesson
+}  // namespace tinyamp::plot
