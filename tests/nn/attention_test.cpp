@@ -148,6 +148,31 @@ TEST_CASE("nn::CausalSelfAttention: f64 gradients of a tiny layer by gradcheck, 
     attn.c_proj->bias = b2;
 }
 
+TEST_CASE("nn::CausalSelfAttention::attention_logits: q k^T / sqrt(head_dim) of c_attn's q and k, in f64, the q and k rounded as autocast makes them")
+{
+    manual_seed(3);
+    nn::CausalSelfAttention attn(8, 2);
+    const Tensor x = randn({2, 5, 8});
+    const Tensor logits = attn.attention_logits(x);
+    CHECK(logits.shape() == Shape{2, 2, 5, 5});
+    CHECK(logits.dtype() == DType::f64);
+    CHECK_FALSE(logits.requires_grad());
+    // Head 1 of sample 1, query 4 against key 2, by hand from c_attn's output.
+    const std::vector<double> qkv = attn.c_attn->forward(x).select(0, 1).to_vector();  // [5, 24] row-major
+    double dot = 0;
+    for (int e = 0; e < 4; ++e) dot += qkv[std::size_t(4 * 24 + 4 + e)] * qkv[std::size_t(2 * 24 + 8 + 4 + e)];
+    CHECK(logits.select(0, 1).select(0, 1).select(0, 4).select(0, 2).item() == doctest::Approx(dot / 2.0).epsilon(1e-6));
+    // Under bf16 autocast c_attn's output is bf16, and the logits come from those rounded q and k.
+    Tensor low;
+    {
+        amp::autocast region("cpu", {.dtype = bf16});
+        low = attn.attention_logits(x);
+    }
+    CHECK(low.dtype() == DType::f64);
+    CHECK(low.to_vector() != logits.to_vector());
+    check_close(low, logits, bf16, 4.0);  // two roundings of 2^-9 per product, relative to the largest logit
+}
+
 TEST_CASE("nn::CausalSelfAttention errors")
 {
     CHECK(error_message([] { nn::CausalSelfAttention(10, 3); }, ErrorKind::value).find("num_heads must divide embed_dim") != std::string::npos);

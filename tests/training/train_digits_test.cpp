@@ -91,7 +91,7 @@ TEST_CASE("train: the CNN trains in bf16 autocast, and bad settings are refused 
     const TrainResult r = run_training(config);
     CHECK(r.epochs[1].test_accuracy > 0.6);
     CHECK_THROWS_WITH_AS(parse_mode("fp8"), doctest::Contains("choose f32, bf16, f16-scaler, f16-no-scaler, fp8-current, fp8-delayed, mxfp8, mxfp4 or nvfp4"), Error);
-    CHECK_THROWS_WITH_AS(parse_model("resnet"), doctest::Contains("choose mlp or cnn"), Error);
+    CHECK_THROWS_WITH_AS(parse_model("resnet"), doctest::Contains("choose mlp, cnn or gpt"), Error);
     TrainConfig bad_policy = short_run(Mode::bf16, 1);
     bad_policy.policy = "tpu";
     CHECK_THROWS_WITH_AS(run_training(bad_policy), doctest::Contains("unknown policy 'tpu'"), Error);

@@ -1,6 +1,11 @@
 #include "tinyamp/nn/attention.h"
 
+#include <cmath>
+
+#include "tinyamp/core/grad_mode.h"
 #include "tinyamp/ops/attention.h"
+#include "tinyamp/ops/elementwise.h"
+#include "tinyamp/ops/matmul.h"
 
 namespace tinyamp::nn {
 
@@ -13,15 +18,33 @@ CausalSelfAttention::CausalSelfAttention(std::int64_t dim, std::int64_t heads, b
     c_proj = register_module("c_proj", std::make_shared<Linear>(dim, dim, bias));
 }
 
-Tensor CausalSelfAttention::forward(const Tensor& input)
+void CausalSelfAttention::check_input(const Tensor& input) const
 {
     TINYAMP_CHECK(input.dim() == 3 && input.size(2) == embed_dim, shape, "CausalSelfAttention: input must be [B, T, embed_dim] = [B, T, ",
                   embed_dim, "], but got shape ", shape_str(input.shape()));
+}
+
+Tensor CausalSelfAttention::head_view(const Tensor& qkv, std::int64_t i) const
+{
+    const std::int64_t B = qkv.size(0), T = qkv.size(1);
+    return qkv.narrow(2, i * embed_dim, embed_dim).view({B, T, num_heads, head_dim}).transpose(1, 2);
+}
+
+Tensor CausalSelfAttention::attention_logits(const Tensor& input)
+{
+    check_input(input);
+    NoGradGuard no_grad;
+    const Tensor qkv = (*c_attn)(input);
+    const Tensor q = head_view(qkv, 0).to(DType::f64), k = head_view(qkv, 1).to(DType::f64);
+    return mul(matmul(q, k.transpose(2, 3)), 1.0 / std::sqrt(double(head_dim)));
+}
+
+Tensor CausalSelfAttention::forward(const Tensor& input)
+{
+    check_input(input);
     const std::int64_t B = input.size(0), T = input.size(1);
     const Tensor qkv = (*c_attn)(input);  // [B, T, 3C]
-    // Part `i` of qkv (0 queries, 1 keys, 2 values) as [B, heads, T, head_dim]: views, no copies.
-    const auto heads = [&](std::int64_t i) { return qkv.narrow(2, i * embed_dim, embed_dim).view({B, T, num_heads, head_dim}).transpose(1, 2); };
-    const Tensor q = heads(0), k = heads(1), v = heads(2);
+    const Tensor q = head_view(qkv, 0), k = head_view(qkv, 1), v = head_view(qkv, 2);  // views, no copies
     const Tensor y = fused_attention ? scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true)
                                      : scaled_dot_product_attention_reference(q, k, v, Tensor(), 0.0, true);
     return (*c_proj)(y.transpose(1, 2).reshape({B, T, embed_dim}));  // the heads side by side again

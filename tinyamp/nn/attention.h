@@ -42,6 +42,12 @@ public:
     /// or scaled_dot_product_attention_reference when fused_attention is false (ops/attention.h).
     Tensor forward(const Tensor& input) override;
     std::string type_name() const override { return "CausalSelfAttention"; }
+    /// For inspection: the logits q k^T / sqrt(head_dim) [B, heads, T, T] that forward() feeds the
+    /// softmax, before the causal mask, from the q and k this layer makes under the current
+    /// autocast state (bf16/f16 in a region), multiplied in f64 (never cast by autocast, and every
+    /// value representable). A composite attention stores these in the activations' dtype; the
+    /// fused op keeps them in f32. Without autograd.
+    Tensor attention_logits(const Tensor& input);
 
     const std::int64_t embed_dim;  ///< C, the size of each token's vector
     const std::int64_t num_heads;  ///< the number of heads
@@ -51,6 +57,11 @@ public:
     bool fused_attention = true;
     std::shared_ptr<Linear> c_attn;  ///< [B, T, C] -> [B, T, 3C]: queries, keys and values
     std::shared_ptr<Linear> c_proj;  ///< [B, T, C] -> [B, T, C]: the output projection
+
+private:
+    void check_input(const Tensor& input) const;
+    // Part i of c_attn's output (0 queries, 1 keys, 2 values) as [B, heads, T, head_dim]: a view.
+    Tensor head_view(const Tensor& qkv, std::int64_t i) const;
 };
 
 }  // namespace tinyamp::nn

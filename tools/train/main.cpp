@@ -1,8 +1,11 @@
 // tinyamp-train: trains an MLP or a small CNN on the 8x8 digits and prints, per epoch, the loss,
 // test accuracy, loss scale, skipped steps, zero/underflowed gradients, time and peak activation
 // memory. `--mode all` runs the four modes one after another and ends with a comparison table.
+// `--model gpt` trains a character-level GPT on the King James text instead (gpt_trainer.h), and
+// prints per evaluation the attention logits' and activations' ranges per block.
 //
 //     tinyamp-train --model mlp --mode f16-scaler --epochs 30 --csv curves.csv
+//     tinyamp-train --model gpt --mode all --steps 1500 --csv gpt --plots gpt
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/train/gpt_report.h"
 #include "tools/train/progress.h"
 #include "tools/train/trainer.h"
 
@@ -41,6 +45,50 @@ double median_seconds(const TrainResult& r)
     return s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
 }
 
+// --model gpt: every mode asked for, one after another, then the comparison table, the CSV files
+// (PREFIX_steps.csv, PREFIX_evals.csv, PREFIX_layers.csv) and the pictures.
+int run_gpt(GptTrainConfig config, const std::vector<Mode>& modes, const std::string& csv_prefix, const std::string& plots, double expect_val_loss,
+            bool progress)
+{
+    std::string steps_csv = gpt_steps_csv_header(), evals_csv = gpt_evals_csv_header(), layers_csv = gpt_layers_csv_header();
+    std::vector<GptRunRecord> runs;
+    ProgressBar bar(std::cerr, progress);
+    for (Mode m : modes) {
+        config.mode = m;
+        GptCallbacks callbacks;
+        callbacks.on_step = [&](const GptStep& s) { bar.update(std::string(mode_name(m)) + " step", s.step, config.steps, s.loss); };
+        callbacks.on_eval = [&](const GptEval& e) {
+            bar.clear();
+            print_gpt_eval(config, e);
+        };
+        runs.push_back({config, run_gpt_training(config, callbacks)});
+        bar.clear();
+        std::printf("%s: %lld parameters, vocabulary %lld; sample: %s\n", mode_name(m), static_cast<long long>(runs.back().result.parameters),
+                    static_cast<long long>(runs.back().result.vocab_size), runs.back().result.sample.c_str());
+        steps_csv += gpt_steps_csv(config, runs.back().result);
+        evals_csv += gpt_evals_csv(config, runs.back().result);
+        layers_csv += gpt_layers_csv(config, runs.back().result);
+    }
+    if (!csv_prefix.empty()) {
+        for (const auto& [suffix, text] : {std::pair{"_steps.csv", &steps_csv}, {"_evals.csv", &evals_csv}, {"_layers.csv", &layers_csv}}) {
+            io::write_file_atomically(csv_prefix + suffix, *text);
+            std::printf("wrote %s%s\n", csv_prefix.c_str(), suffix);
+        }
+    }
+    if (!plots.empty())
+        for (const std::string& path : write_gpt_plots(runs, plots)) std::printf("wrote %s\n", path.c_str());
+    print_gpt_summary(runs);
+    bool ok = true;
+    for (const GptRunRecord& r : runs) {
+        const double val = r.result.evals.empty() ? 0.0 : r.result.evals.back().val_loss;
+        if (expect_val_loss > 0 && !(val <= expect_val_loss)) {
+            std::printf("  %s: validation loss %.4f is above the expected %.4f\n", mode_name(r.config.mode), val, expect_val_loss);
+            ok = false;
+        }
+    }
+    return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -50,7 +98,8 @@ int main(int argc, char** argv)
     std::string model = "mlp", mode = "f32", csv_path;
     double expect_accuracy = 0;
     bool no_progress = false;
-    app.add_option("--model", model, "mlp (64-256-256-10) or cnn (two 3x3 convolutions)")->capture_default_str();
+    app.add_option("--model", model, "mlp (64-256-256-10), cnn (two 3x3 convolutions), or gpt (a character-level GPT on the King James text)")
+        ->capture_default_str();
     app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison); fp8-current, fp8-delayed, "
                    "mxfp8 (Linear layers in FP8), or fp8 (those three); mxfp4, nvfp4 (Linear layers in FP4)")->capture_default_str();
     app.add_option("--epochs", config.epochs, "passes over the training set")->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -72,9 +121,49 @@ int main(int argc, char** argv)
     app.add_option("--data", config.data_file, "the digits file (default: the project's data/digits.csv.gz)");
     app.add_option("--expect-accuracy", expect_accuracy, "exit with status 1 if a run's final test accuracy is below this fraction");
     app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only on a terminal anyway)");
+    // --model gpt (the digits options above that it shares: --mode, --seed, --policy, --init-scale,
+    // --growth-interval, --data, --csv, which names a prefix here; --batch-size and --lr keep the GPT's defaults unless given).
+    GptTrainConfig gpt;
+    std::string attention = "fused", plots;
+    double expect_val_loss = 0;
+    app.add_option("--steps", gpt.steps, "gpt: optimizer steps")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--block-size", gpt.model.block_size, "gpt: context length in characters")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--n-layer", gpt.model.n_layer, "gpt: transformer blocks")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--n-head", gpt.model.n_head, "gpt: attention heads")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--n-embd", gpt.model.n_embd, "gpt: width")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--init-std", gpt.model.init_std, "gpt: std of the initial weights (larger grows the attention logits)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--qkv-init-std", gpt.model.qkv_init_std, "gpt: std of the attention's q/k/v projection only (0: --init-std); "
+                   "large values push the logits past f16's range")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--attention", attention, "gpt: fused (scaled_dot_product_attention, f32 inside) or composite (matmul, softmax, matmul)")
+        ->capture_default_str();
+    app.add_option("--warmup-steps", gpt.warmup_steps, "gpt: linear warmup steps")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--min-lr", gpt.min_lr, "gpt: learning rate at the end of the cosine decay")->capture_default_str();
+    app.add_option("--weight-decay", gpt.weight_decay, "gpt: AdamW weight decay")->capture_default_str();
+    app.add_option("--grad-clip", gpt.grad_clip, "gpt: max gradient norm (0: off)")->capture_default_str();
+    app.add_option("--eval-interval", gpt.eval_interval, "gpt: steps between evaluations")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--eval-batches", gpt.eval_batches, "gpt: batches per split in an evaluation")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--sample-chars", gpt.sample_chars, "gpt: characters to generate at the end")->capture_default_str();
+    app.add_option("--plots", plots, "gpt: write the SVG pictures of the curves into this folder");
+    app.add_option("--expect-val-loss", expect_val_loss, "gpt: exit with status 1 if a run's final validation loss is above this");
     CLI11_PARSE(app, argc, argv);
 
     try {
+        if (model == "gpt") {
+            const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
+            TINYAMP_CHECK(attention == "fused" || attention == "composite", value, "unknown --attention '", attention, "': choose fused or composite");
+            gpt.model.fused_attention = attention == "fused";
+            gpt.seed = config.seed;
+            gpt.policy = config.policy;
+            gpt.scaler = config.scaler;
+            gpt.data_file = config.data_file;
+            if (app.count("--batch-size")) gpt.batch_size = config.batch_size;
+            if (app.count("--lr")) gpt.lr = config.lr;
+            return run_gpt(gpt, modes, csv_path, plots, expect_val_loss, !no_progress && isatty(STDERR_FILENO));
+        }
         config.model = parse_model(model);
         const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
         TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,

@@ -6,7 +6,7 @@ ModelKind parse_model(const std::string& name)
 {
     if (name == "mlp") return ModelKind::mlp;
     if (name == "cnn") return ModelKind::cnn;
-    TINYAMP_FAIL(value, "unknown model '", name, "': choose mlp or cnn");
+    TINYAMP_FAIL(value, "unknown model '", name, "': choose mlp, cnn or gpt");
 }
 
 const char* model_name(ModelKind kind) { return kind == ModelKind::mlp ? "mlp" : "cnn"; }

@@ -1,0 +1,269 @@
+#include "tools/train/gpt_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <sstream>
+
+#include "tools/train/precision_region.h"
+
+namespace tinyamp::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// nanoGPT's get_lr as the factor of a LambdaLR (iteration it = 0, 1, ...): linear warmup to lr
+// over warmup_steps, then a cosine decay to min_lr at the last step.
+double lr_factor(const GptTrainConfig& c, std::int64_t it)
+{
+    if (it < c.warmup_steps) return double(it + 1) / double(c.warmup_steps + 1);
+    const double min_ratio = c.lr > 0 ? c.min_lr / c.lr : 0.0;
+    const double decay = double(it - c.warmup_steps) / double(std::max<std::int64_t>(c.steps - 1 - c.warmup_steps, 1));
+    return min_ratio + 0.5 * (1 + std::cos(std::numbers::pi * std::min(decay, 1.0))) * (1 - min_ratio);
+}
+
+// Everything one run holds.
+struct GptRun {
+    const GptTrainConfig& config;
+    std::shared_ptr<Gpt> model;
+    std::unique_ptr<optim::AdamW> optimizer;
+    std::unique_ptr<amp::GradScaler> scaler;
+    std::shared_ptr<const amp::PolicyTable> table;
+
+    // The mean cross-entropy of the next character, in the mode's region when use_region.
+    Tensor loss_of(const Tensor& x, const Tensor& y, bool use_region, GptProbe* probe = nullptr) const
+    {
+        PrecisionRegion region;
+        if (use_region) enter_region(config.mode, table, region);
+        const Tensor logits = model->forward_probed(x, probe);
+        return cross_entropy(logits.reshape({-1, logits.size(2)}), y.reshape({-1}));
+    }
+};
+
+// Which group a parameter belongs to for the per-block statistics: block i for "h.i.*", the last
+// group (n_layer) for the embeddings, the final LayerNorm and the head.
+std::size_t block_of(const std::string& name, std::size_t n_layer)
+{
+    if (name.rfind("h.", 0) != 0) return n_layer;
+    return std::size_t(std::stoll(name.substr(2, name.find('.', 2) - 2)));
+}
+
+// Per block, of the gradient elements nonzero in f32, the share that is zero in this mode.
+std::vector<double> grad_underflow(GptRun& run, const Tensor& x, const Tensor& y)
+{
+    const nn::NamedTensors params = run.model->named_parameters();
+    const std::size_t groups = std::size_t(run.config.model.n_layer) + 1;
+    run.model->zero_grad();
+    run.loss_of(x, y, false).backward();
+    std::vector<std::vector<double>> reference;
+    for (const auto& [name, p] : params) reference.push_back(p.grad().to_vector());
+
+    run.model->zero_grad();
+    Tensor loss = run.loss_of(x, y, true);
+    if (run.scaler) loss = mul(loss, run.scaler->get_scale());
+    loss.backward();
+    std::vector<double> nonzero(groups, 0), lost(groups, 0);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const std::size_t g = block_of(params[i].first, groups - 1);
+        const std::vector<double> grad = params[i].second.grad().to_vector();
+        for (std::size_t k = 0; k < grad.size(); ++k)
+            if (reference[i][k] != 0.0) {
+                ++nonzero[g];
+                lost[g] += (grad[k] == 0.0);
+            }
+    }
+    run.model->zero_grad();
+    std::vector<double> share(groups, 0);
+    for (std::size_t g = 0; g < groups; ++g) share[g] = nonzero[g] == 0 ? 0.0 : lost[g] / nonzero[g];
+    return share;
+}
+
+// The mean loss over fixed batches, in the mode's region, without autograd.
+double mean_loss(GptRun& run, const std::vector<std::pair<Tensor, Tensor>>& batches)
+{
+    NoGradGuard no_grad;
+    double total = 0;
+    for (const auto& [x, y] : batches) total += run.loss_of(x, y, true).item();
+    return total / double(batches.size());
+}
+
+// Characters drawn one at a time from the model's softmax (in f32 mode-independent sampling).
+std::string generate(GptRun& run, const data::CharTokenizer& tokenizer, std::int64_t count, Generator& generator)
+{
+    NoGradGuard no_grad;
+    std::vector<double> context = tokenizer.encode("\n").to_vector();
+    std::string text;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t t = std::min<std::int64_t>(std::int64_t(context.size()), run.config.model.block_size);
+        const Tensor idx = tensor(std::vector<double>(context.end() - t, context.end()), {1, t}, DType::i64);
+        Tensor logits;
+        {
+            PrecisionRegion region;
+            enter_region(run.config.mode, run.table, region);
+            logits = run.model->forward(idx);
+        }
+        const std::vector<double> p = softmax(logits.select(1, t - 1).select(0, 0).to(f64), 0).to_vector();
+        double u = generator.uniform(), acc = 0;
+        std::int64_t next = std::int64_t(p.size()) - 1;
+        for (std::size_t k = 0; k < p.size(); ++k)
+            if ((acc += p[k]) > u) {
+                next = std::int64_t(k);
+                break;
+            }
+        context.push_back(double(next));
+        text += tokenizer.vocabulary()[std::size_t(next)];
+    }
+    return text;
+}
+
+}  // namespace
+
+GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& callbacks)
+{
+    TINYAMP_CHECK(config.steps >= 0 && config.batch_size > 0 && config.eval_interval > 0 && config.eval_batches > 0, value,
+                  "tinyamp-train --model gpt: steps must be >= 0, and batch size, eval interval and eval batches > 0");
+    TINYAMP_CHECK(config.policy == "cpu" || config.policy == "cuda", value, "unknown policy '", config.policy,
+                  "': choose cpu (PyTorch's CPU autocast lists) or cuda (the GPU's lists, emulated on the CPU)");
+    TINYAMP_CHECK(config.lr >= 0 && config.min_lr >= 0 && config.min_lr <= config.lr, value,
+                  "tinyamp-train --model gpt: the learning rates must satisfy 0 <= min_lr <= lr, got lr ", config.lr, " and min_lr ", config.min_lr);
+    const data::TextDataset text = data::load_text_dataset(config.data_file.empty() ? data::data_path("kjv_1mb.txt.gz") : config.data_file);
+    const data::CharTokenizer& tokenizer = text.tokenizer;
+
+    GptRun run{config, nullptr, nullptr, nullptr,
+               std::make_shared<const amp::PolicyTable>(config.policy == "cpu" ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda())};
+    GptConfig model_config = config.model;
+    model_config.vocab_size = tokenizer.vocab_size();
+    manual_seed(config.seed);
+    run.model = std::make_shared<Gpt>(model_config);
+    run.optimizer = std::make_unique<optim::AdamW>(
+        run.model->parameters(), optim::AdamWOptions{.lr = config.lr, .beta2 = config.beta2, .weight_decay = config.weight_decay});
+    if (config.mode == Mode::f16_scaler) run.scaler = std::make_unique<amp::GradScaler>("cpu", config.scaler);
+    optim::LambdaLR schedule(*run.optimizer, [&config](std::int64_t it) { return lr_factor(config, it); });
+
+    // The batches: training ones from one generator, the evaluation ones fixed up front (the same
+    // for every evaluation and every mode, so the curves compare like with like).
+    Generator batches(config.seed), eval_generator(config.seed + 1), sampler(config.seed + 2);
+    std::vector<std::pair<Tensor, Tensor>> train_eval, val_eval;
+    for (std::int64_t i = 0; i < config.eval_batches; ++i) {
+        train_eval.push_back(data::sample_batch(text.train, config.batch_size, model_config.block_size, eval_generator));
+        val_eval.push_back(data::sample_batch(text.val, config.batch_size, model_config.block_size, eval_generator));
+    }
+
+    GptResult result;
+    result.parameters = run.model->num_parameters();
+    result.vocab_size = tokenizer.vocab_size();
+    const auto evaluate = [&](std::int64_t step) {
+        GptEval e;
+        e.step = step;
+        e.train_loss = mean_loss(run, train_eval);
+        e.val_loss = mean_loss(run, val_eval);
+        {
+            NoGradGuard no_grad;
+            GptProbe probe;
+            run.loss_of(val_eval[0].first, val_eval[0].second, true, &probe);
+            e.blocks = probe.blocks;
+        }
+        e.grad_underflow = grad_underflow(run, val_eval[0].first, val_eval[0].second);
+        result.evals.push_back(e);
+        if (callbacks.on_eval) callbacks.on_eval(e);
+    };
+
+    const std::vector<Tensor> params = run.model->parameters();
+    for (std::int64_t step = 1; step <= config.steps; ++step) {
+        const auto start = Clock::now();
+        GptStep s;
+        s.step = step;
+        s.lr = schedule.get_last_lr().front();
+        s.scale = run.scaler ? run.scaler->get_scale() : 1.0;
+
+        const auto [x, y] = data::sample_batch(text.train, config.batch_size, model_config.block_size, batches);
+        run.optimizer->zero_grad();
+        const std::int64_t live_before = memory_stats().total.live_bytes;
+        reset_peak_memory_stats();
+        const Tensor loss = run.loss_of(x, y, true);
+        s.peak_activation_bytes = memory_stats().total.peak_bytes - live_before;
+        if (run.scaler) {
+            run.scaler->scale(loss).backward();
+            run.scaler->unscale_(*run.optimizer);
+            s.grad_norm = optim::clip_grad_norm_(params, config.grad_clip > 0 ? config.grad_clip : std::numeric_limits<double>::infinity());
+            s.skipped = !run.scaler->step(*run.optimizer);
+            run.scaler->update();
+        } else {
+            loss.backward();
+            s.grad_norm = optim::clip_grad_norm_(params, config.grad_clip > 0 ? config.grad_clip : std::numeric_limits<double>::infinity());
+            run.optimizer->step();
+        }
+        schedule.step();
+        s.loss = loss.item();
+        s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        result.steps.push_back(s);
+        if (callbacks.on_step) callbacks.on_step(s);
+        if (step % config.eval_interval == 0 || step == config.steps) evaluate(step);
+    }
+    if (config.steps == 0) evaluate(0);
+    if (config.sample_chars > 0) result.sample = generate(run, tokenizer, config.sample_chars, sampler);
+    return result;
+}
+
+namespace {
+
+std::ostringstream csv_stream()
+{
+    std::ostringstream out;
+    out.precision(std::numeric_limits<double>::max_digits10);
+    return out;
+}
+
+std::string run_prefix(const GptTrainConfig& config)
+{
+    return std::string(mode_name(config.mode)) + ',' + (config.model.fused_attention ? "fused" : "composite") + ',';
+}
+
+}  // namespace
+
+std::string gpt_steps_csv_header() { return "mode,attention,step,loss,lr,scale,skipped,grad_norm,seconds,peak_activation_bytes\n"; }
+
+std::string gpt_steps_csv(const GptTrainConfig& config, const GptResult& result)
+{
+    std::ostringstream out = csv_stream();
+    for (const GptStep& s : result.steps)
+        out << run_prefix(config) << s.step << ',' << s.loss << ',' << s.lr << ',' << s.scale << ',' << int(s.skipped) << ',' << s.grad_norm
+            << ',' << s.seconds << ',' << s.peak_activation_bytes << '\n';
+    return out.str();
+}
+
+std::string gpt_evals_csv_header() { return "mode,attention,step,train_loss,val_loss\n"; }
+
+std::string gpt_evals_csv(const GptTrainConfig& config, const GptResult& result)
+{
+    std::ostringstream out = csv_stream();
+    for (const GptEval& e : result.evals) out << run_prefix(config) << e.step << ',' << e.train_loss << ',' << e.val_loss << '\n';
+    return out.str();
+}
+
+std::string gpt_layers_csv_header()
+{
+    return "mode,attention,step,layer,quantity,max_abs,f16_overflow,f16_underflow,bf16_overflow,bf16_underflow,nonfinite,count\n";
+}
+
+std::string gpt_layers_csv(const GptTrainConfig& config, const GptResult& result)
+{
+    std::ostringstream out = csv_stream();
+    const auto row = [&](const GptEval& e, std::size_t layer, const char* quantity, const RangeStats& r) {
+        out << run_prefix(config) << e.step << ',' << layer << ',' << quantity << ',' << r.max_abs << ',' << r.f16_overflow << ','
+            << r.f16_underflow << ',' << r.bf16_overflow << ',' << r.bf16_underflow << ',' << r.nonfinite << ',' << r.count << '\n';
+    };
+    for (const GptEval& e : result.evals) {
+        for (std::size_t l = 0; l < e.blocks.size(); ++l) {
+            row(e, l, "attention_logits", e.blocks[l].attention_logits);
+            row(e, l, "activations", e.blocks[l].activations);
+        }
+        for (std::size_t l = 0; l < e.grad_underflow.size(); ++l)
+            out << run_prefix(config) << e.step << ',' << l << ",grad_underflow," << e.grad_underflow[l] << ",,,,,,\n";
+    }
+    return out.str();
+}
+
+}  // namespace tinyamp::train
