@@ -152,6 +152,14 @@ int main(int argc, char** argv)
     CLI11_PARSE(app, argc, argv);
 
     try {
+        // An option of the other model would be ignored silently: refuse it instead.
+        const std::vector<std::string> digits_only = {"--epochs", "--momentum", "--test-fraction", "--expect-accuracy", "--checkpoint", "--resume"};
+        const std::vector<std::string> gpt_only = {"--steps", "--block-size", "--n-layer", "--n-head", "--n-embd", "--init-std", "--qkv-init-std",
+                                                   "--attention", "--warmup-steps", "--min-lr", "--weight-decay", "--grad-clip",
+                                                   "--eval-interval", "--eval-batches", "--sample-chars", "--plots", "--expect-val-loss"};
+        for (const std::string& option : model == "gpt" ? digits_only : gpt_only)
+            TINYAMP_CHECK(app.count(option) == 0, value, option, (model == "gpt" ? " is an option of the digits models (mlp, cnn), not of --model gpt"
+                                                                                 : " is an option of --model gpt, not of the digits models"));
         if (model == "gpt") {
             const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
             TINYAMP_CHECK(attention == "fused" || attention == "composite", value, "unknown --attention '", attention, "': choose fused or composite");

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Reproduces the figures of docs/gpt_study.md: the character-level GPT of tinyamp-train in every
+# AMP mode, then the provoked failure (attention logits grown past f16's range on purpose).
+#
+#   scripts/gpt_study.sh [OUT_DIR] [SEEDS...]     default: docs/gpt_study, seed 0
+#
+# Per seed S it writes OUT_DIR/seedS_{steps,evals,layers}.csv and OUT_DIR/seedS/*.svg (the full
+# runs: f32, bf16, f16 with and without a GradScaler, the study's default size; about 5 minutes a
+# mode on 2 cores), and OUT_DIR/provoked_{steps,evals,layers}.csv with OUT_DIR/provoked*/*.svg
+# (c_attn initialized at std 20, 200 steps, fused and composite attention). Builds tinyamp-train
+# first if needed. The logs (the tables the study quotes) go to OUT_DIR/*.log.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/docs/gpt_study}"
+shift || true
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(0)
+train="$root/build/tools/train/tinyamp-train"
+[ -x "$train" ] || TINYAMP_BUILD_TARGET=tinyamp-train "$root/scripts/build.sh" "$root/build"
+mkdir -p "$out"
+
+for seed in "${seeds[@]}"; do
+  echo "== seed $seed: f32, bf16, f16-scaler, f16-no-scaler (the study's default size)"
+  "$train" --model gpt --mode all --seed "$seed" --csv "$out/seed$seed" --plots "$out/seed$seed" --no-progress | tee "$out/seed$seed.log"
+done
+
+# The provoked failure: q and k ~20x larger than at nanoGPT's init make logits of std ~(20*sqrt(128))^2/sqrt(32)
+# (tools/train/gpt_model.h, qkv_init_std). The fused attention keeps them in f32; the composite one
+# stores them in the activations' dtype.
+for attention in fused composite; do
+  echo "== provoked: c_attn initialized at std 20, $attention attention, 200 steps"
+  "$train" --model gpt --mode all --qkv-init-std 20 --attention "$attention" --steps 200 --eval-interval 50 --sample-chars 0 \
+    --csv "$out/provoked_$attention" --plots "$out/provoked_$attention" --no-progress | tee "$out/provoked_$attention.log"
+done
