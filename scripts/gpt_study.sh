@@ -4,9 +4,9 @@
 #
 #   scripts/gpt_study.sh [OUT_DIR] [SEEDS...]     default: docs/gpt_study, seed 0
 #
-# Per seed S it writes OUT_DIR/seedS_{steps,evals,layers}.csv and OUT_DIR/seedS/*.svg (the full
+# Per seed S it writes OUT_DIR/seedS_{steps,evals,layers}.csv and OUT_DIR/seedS_*.svg (the full
 # runs: f32, bf16, f16 with and without a GradScaler, the study's default size; about 5 minutes a
-# mode on 2 cores), and OUT_DIR/provoked_{steps,evals,layers}.csv with OUT_DIR/provoked*/*.svg
+# mode on 2 cores), and OUT_DIR/provoked_ATTENTION_{steps,evals,layers}.csv and _*.svg
 # (c_attn initialized at std 20, 200 steps, fused and composite attention). Builds tinyamp-train
 # first if needed. The logs (the tables the study quotes) go to OUT_DIR/*.log.
 set -euo pipefail
@@ -21,7 +21,7 @@ mkdir -p "$out"
 
 for seed in "${seeds[@]}"; do
   echo "== seed $seed: f32, bf16, f16-scaler, f16-no-scaler (the study's default size)"
-  "$train" --model gpt --mode all --seed "$seed" --csv "$out/seed$seed" --plots "$out/seed$seed" --no-progress | tee "$out/seed$seed.log"
+  "$train" --model gpt --mode all --seed "$seed" --csv "$out/seed$seed" --plots --no-progress | tee "$out/seed$seed.log"
 done
 
 # The provoked failure: q and k ~20x larger than at nanoGPT's init make logits of std ~(20*sqrt(128))^2/sqrt(32)
@@ -30,5 +30,5 @@ done
 for attention in fused composite; do
   echo "== provoked: c_attn initialized at std 20, $attention attention, 200 steps"
   "$train" --model gpt --mode all --qkv-init-std 20 --attention "$attention" --steps 200 --eval-interval 50 --sample-chars 0 \
-    --csv "$out/provoked_$attention" --plots "$out/provoked_$attention" --no-progress | tee "$out/provoked_$attention.log"
+    --csv "$out/provoked_$attention" --plots --no-progress | tee "$out/provoked_$attention.log"
 done

@@ -104,9 +104,10 @@ void print_gpt_summary(const std::vector<GptRunRecord>& runs)
     std::printf("(val loss: the last evaluation, nats per character; max: over all evaluations and blocks; s/step: median)\n");
 }
 
-std::vector<std::string> write_gpt_plots(const std::vector<GptRunRecord>& runs, const std::string& folder)
+std::vector<std::string> write_gpt_plots(const std::vector<GptRunRecord>& runs, const std::string& prefix)
 {
-    std::filesystem::create_directories(folder);
+    const std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+    if (!folder.empty()) std::filesystem::create_directories(folder);
     plot::LinePlot loss{.title = "Validation loss", .x_label = "step", .y_label = "cross-entropy (nats/char)"};
     plot::LinePlot logits{.title = "Largest |attention logit| of any block", .x_label = "step", .y_label = "|q k / sqrt(d)|", .log_y = true};
     logits.y_marks.push_back({65504, "f16 max 65504", "#d64545"});
@@ -133,10 +134,9 @@ std::vector<std::string> write_gpt_plots(const std::vector<GptRunRecord>& runs, 
         }
     }
     std::vector<std::string> written;
-    const std::filesystem::path dir(folder);
-    if (!loss.series.empty()) write_svg((dir / "gpt_loss.svg").string(), plot::render_svg(loss), written);
-    if (!logits.series.empty()) write_svg((dir / "gpt_logits.svg").string(), plot::render_svg(logits), written);
-    if (!scale.series.empty()) write_svg((dir / "gpt_scale.svg").string(), plot::render_svg(scale), written);
+    if (!loss.series.empty()) write_svg(prefix + "_loss.svg", plot::render_svg(loss), written);
+    if (!logits.series.empty()) write_svg(prefix + "_logits.svg", plot::render_svg(logits), written);
+    if (!scale.series.empty()) write_svg(prefix + "_scale.svg", plot::render_svg(scale), written);
     return written;
 }
 

@@ -23,10 +23,10 @@ void print_gpt_eval(const GptTrainConfig& config, const GptEval& eval);
 /// activation seen, f16 overflow, median step time and tokens per second, peak memory.
 void print_gpt_summary(const std::vector<GptRunRecord>& runs);
 
-/// Writes gpt_loss.svg (validation loss against step, one line per run), gpt_logits.svg (the
-/// largest |attention logit| of any block against step, log scale, f16's 65504 marked) and,
-/// when a run has a GradScaler, gpt_scale.svg (its scale against step) into \p folder (created
-/// if missing). Returns the paths written.
-std::vector<std::string> write_gpt_plots(const std::vector<GptRunRecord>& runs, const std::string& folder);
+/// Writes PREFIX_loss.svg (validation loss against step, one line per run), PREFIX_logits.svg
+/// (the largest |attention logit| of any block against step, log scale, f16's 65504 marked) and,
+/// when a run has a GradScaler, PREFIX_scale.svg (its scale against step); the folder of
+/// \p prefix is created if missing. Returns the paths written.
+std::vector<std::string> write_gpt_plots(const std::vector<GptRunRecord>& runs, const std::string& prefix);
 
 }  // namespace tinyamp::train

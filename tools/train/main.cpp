@@ -5,7 +5,7 @@
 // prints per evaluation the attention logits' and activations' ranges per block.
 //
 //     tinyamp-train --model mlp --mode f16-scaler --epochs 30 --csv curves.csv
-//     tinyamp-train --model gpt --mode all --steps 1500 --csv gpt --plots gpt
+//     tinyamp-train --model gpt --mode all --steps 1500 --csv gpt --plots
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,8 +46,8 @@ double median_seconds(const TrainResult& r)
 }
 
 // --model gpt: every mode asked for, one after another, then the comparison table, the CSV files
-// (PREFIX_steps.csv, PREFIX_evals.csv, PREFIX_layers.csv) and the pictures.
-int run_gpt(GptTrainConfig config, const std::vector<Mode>& modes, const std::string& csv_prefix, const std::string& plots, double expect_val_loss,
+// (PREFIX_steps.csv, PREFIX_evals.csv, PREFIX_layers.csv) and the pictures (PREFIX_*.svg).
+int run_gpt(GptTrainConfig config, const std::vector<Mode>& modes, const std::string& csv_prefix, bool plots, double expect_val_loss,
             bool progress)
 {
     std::string steps_csv = gpt_steps_csv_header(), evals_csv = gpt_evals_csv_header(), layers_csv = gpt_layers_csv_header();
@@ -75,8 +75,8 @@ int run_gpt(GptTrainConfig config, const std::vector<Mode>& modes, const std::st
             std::printf("wrote %s%s\n", csv_prefix.c_str(), suffix);
         }
     }
-    if (!plots.empty())
-        for (const std::string& path : write_gpt_plots(runs, plots)) std::printf("wrote %s\n", path.c_str());
+    if (plots)
+        for (const std::string& path : write_gpt_plots(runs, csv_prefix)) std::printf("wrote %s\n", path.c_str());
     print_gpt_summary(runs);
     bool ok = true;
     for (const GptRunRecord& r : runs) {
@@ -124,7 +124,8 @@ int main(int argc, char** argv)
     // --model gpt (the digits options above that it shares: --mode, --seed, --policy, --init-scale,
     // --growth-interval, --data, --csv, which names a prefix here; --batch-size and --lr keep the GPT's defaults unless given).
     GptTrainConfig gpt;
-    std::string attention = "fused", plots;
+    std::string attention = "fused";
+    bool plots = false;
     double expect_val_loss = 0;
     app.add_option("--steps", gpt.steps, "gpt: optimizer steps")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--block-size", gpt.model.block_size, "gpt: context length in characters")->capture_default_str()->check(CLI::PositiveNumber);
@@ -147,7 +148,7 @@ int main(int argc, char** argv)
     app.add_option("--eval-interval", gpt.eval_interval, "gpt: steps between evaluations")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--eval-batches", gpt.eval_batches, "gpt: batches per split in an evaluation")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--sample-chars", gpt.sample_chars, "gpt: characters to generate at the end")->capture_default_str();
-    app.add_option("--plots", plots, "gpt: write the SVG pictures of the curves into this folder");
+    app.add_flag("--plots", plots, "gpt: also draw the curves as SVG pictures, PREFIX_loss.svg, PREFIX_logits.svg, PREFIX_scale.svg (needs --csv PREFIX)");
     app.add_option("--expect-val-loss", expect_val_loss, "gpt: exit with status 1 if a run's final validation loss is above this");
     CLI11_PARSE(app, argc, argv);
 
@@ -164,6 +165,7 @@ int main(int argc, char** argv)
             const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
             TINYAMP_CHECK(attention == "fused" || attention == "composite", value, "unknown --attention '", attention, "': choose fused or composite");
             gpt.model.fused_attention = attention == "fused";
+            TINYAMP_CHECK(!plots || !csv_path.empty(), value, "--plots names its pictures after the CSV files: give --csv PREFIX too");
             gpt.seed = config.seed;
             gpt.policy = config.policy;
             gpt.scaler = config.scaler;
