@@ -44,14 +44,14 @@ struct ScenarioOptions {
     /// (MX blocks of 32 with E8M0 scales). The inspector shows each fp8_linear's casts.
     std::string fp8;
     /// Model "gpt" only: the characters per sequence (the model's block_size), 2 to 64.
-    std::int64_t context = 8;
+    std::int64_t context = 12;
     /// Model "gpt" only: true runs the attention as one scaled_dot_product_attention op (its
     /// logits and softmax in f32 inside); false as its composite reference, matmul, mul by
     /// 1/sqrt(head_dim), masked_fill, softmax and matmul as separate ops, each in the dtype
     /// autocast gives it (ops/attention.h).
     bool fused_attention = true;
     /// Model "gpt" only: the std of c_attn's initial weights (q, k and v), 0 for the model's 0.02.
-    /// The attention logits grow with its square: about 30 pushes them past f16's 65504, where
+    /// The attention logits grow with its square: about 24 pushes them past f16's 65504, where
     /// the composite attention's f16 logits overflow to inf (and its softmax makes NaN) while
     /// the fused op, whose logits stay in f32, does not (tinyamp-train's GPT study, the same knob).
     double qkv_init_std = 0;
@@ -78,8 +78,8 @@ public:
     /// The options of a named scenario; Error(value) listing the names otherwise.
     static ScenarioOptions preset(const std::string& name);
     /// Throws Error(value) saying what is wrong with `options` and how to fix it (the GUI can
-    /// check an edit before it resets). The constructor and reset() call it. Loads the digits or
-    /// the text (once per process) to check the batch size or the context against it.
+    /// check an edit before it resets). The constructor and reset() call it. Loads the digits
+    /// (once per process) to check the batch size against the training set, or the GPT's text.
     static void validate(const ScenarioOptions& options);
 
     /// Loads the data, builds the model (seeded) and runs one step, so trace() is never empty.

@@ -27,7 +27,6 @@ ScenarioOptions gpt_preset(bool fused_attention)
             .lr = 0.1,
             .batch_size = 2,
             .micro_batches = 1,
-            .context = 12,
             .fused_attention = fused_attention};
 }
 
