@@ -209,6 +209,45 @@ TEST_CASE("inspect: recorded values that f16 cannot hold")
     CHECK(has_fact(d, "f16 would overflow 25% of the finite values to inf"));
 }
 
+TEST_CASE("inspect: the fused attention says that its logits and softmax stay in f32 inside it, forward and backward")
+{
+    // q, k, v [1, 2, 3, 4] under bf16 autocast: cast down, then one scaled_dot_product_attention.
+    struct AttentionStep : test::RecordedTrace {
+        AttentionStep()
+        {
+            Generator gen(4);
+            const Tensor q = randn({1, 2, 3, 4}, f32, gen).requires_grad_().set_name("q");
+            const Tensor k = randn({1, 2, 3, 4}, f32, gen).requires_grad_().set_name("k");
+            const Tensor v = randn({1, 2, 3, 4}, f32, gen).requires_grad_().set_name("v");
+            record_autocast_step([&] { return sum(scaled_dot_product_attention(q, k, v, Tensor(), 0.0, /*is_causal=*/true)); });
+        }
+    } step;
+    const auto node_of = [&](trace::Phase phase) {
+        for (std::size_t i = 0; i < step.trace.events().size(); ++i)
+            if (step.trace.events()[i].op == "scaled_dot_product_attention" && step.trace.events()[i].phase == phase)
+                return step.graph.node_of_event(i);
+        return -1;
+    };
+    const NodeDetails forward = inspect(step.trace, step.graph, node_of(trace::Phase::forward));
+    CHECK(forward.policy == "lower_precision_fp");
+    CHECK(forward.outputs.at(0).dtype == bf16);
+    CAPTURE(all_facts(forward));
+    CHECK(all_facts(forward).find("computed in f32 inside this one op (as FlashAttention keeps them in registers) and only its output is "
+                                  "rounded to bf16, so the logits never exist in bf16.") != std::string::npos);
+    CHECK(all_facts(forward).find("65504") == std::string::npos);  // bf16's range is f32's
+
+    const NodeDetails backward = inspect(step.trace, step.graph, node_of(trace::Phase::backward));
+    CAPTURE(all_facts(backward));
+    CHECK(all_facts(backward).find("saved each row's log-sum-exp, not the probabilities; from it this op recomputes the softmax in f32 "
+                                   "(FlashAttention's recomputation), then rounds the gradients of q, k and v to their dtypes") !=
+          std::string::npos);
+
+    // Other ops have no such note.
+    const test::LinearBf16Step linear;
+    for (int node = 0; node < int(linear.graph.nodes.size()); ++node)
+        CHECK(all_facts(inspect(linear.trace, linear.graph, node)).find("fused attention") == std::string::npos);
+}
+
 TEST_CASE("inspect refuses a node outside the graph")
 {
     const test::SquareStep step;

@@ -33,7 +33,7 @@ const viz::ClusterBox* cluster_of(const viz::Layout& layout, const std::string& 
 
 }  // namespace
 
-TEST_CASE("default_collapsed: a small graph starts unfolded, a large one with its top-level modules folded")
+TEST_CASE("default_collapsed: a small graph starts unfolded, a large one with its layers (innermost modules) folded")
 {
     const test::NestedModulesStep small;
     REQUIRE(small.graph.nodes.size() <= viz::kCollapseAbove);
@@ -44,6 +44,14 @@ TEST_CASE("default_collapsed: a small graph starts unfolded, a large one with it
     CHECK(folded.size() == 24);
     CHECK(folded.count("0") == 1);
     CHECK(folded.count("23") == 1);
+    CHECK(folded == viz::top_level_modules(deep.graph));  // a flat model: its layers are its top-level modules
+
+    // Nested: "2" holds "2.0"; the layers fold, the frame around them stays open.
+    const test::NestedModulesStep nested(4);
+    REQUIRE(nested.graph.nodes.size() > viz::kCollapseAbove);
+    CHECK(viz::innermost_modules(nested.graph) == std::set<std::string>{"0", "1", "2.0"});
+    CHECK(viz::default_collapsed(nested.graph) == std::set<std::string>{"0", "1", "2.0"});
+    CHECK(viz::top_level_modules(nested.graph) == std::set<std::string>{"0", "1", "2"});
 }
 
 TEST_CASE("module view: a folded module's forward and backward boxes side by side, the unfolded ones in nested frames")

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/train/gpt_model.h"
 #include "visualizer/scenarios/scenario.h"
 
 using namespace tinyamp;
@@ -31,6 +32,18 @@ int find_forward(const trace::Trace& trace, const std::string& op, int from = 0)
         if (events[std::size_t(i)].phase == trace::Phase::forward && events[std::size_t(i)].op == op) return i;
     return -1;
 }
+
+// The events named `op` in `phase`, in trace order (autocast's casts are "to": never these).
+std::vector<const trace::Event*> events_named(const trace::Trace& trace, const std::string& op,
+                                              trace::Phase phase = trace::Phase::forward)
+{
+    std::vector<const trace::Event*> found;
+    for (const trace::Event& e : trace.events())
+        if (e.phase == phase && e.op == op && !e.is_cast) found.push_back(&e);
+    return found;
+}
+
+const std::vector<std::int64_t> kHeads = {2, 2, 12, 8};  // gpt's q, k, v and attention output: [B, heads, T, head_dim]
 
 double mean_loss(const std::vector<StepRecord>& history, std::size_t first, std::size_t count)
 {
@@ -99,7 +112,7 @@ TEST_CASE("scenario: FP8 runs every Linear through fp8_linear, its casts noted, 
 TEST_CASE("scenario: the presets and their names")
 {
     CHECK(Scenario::names() == std::vector<std::string>{"mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16",
-                                                        "mlp-fp8-delayed", "mlp-mxfp8"});
+                                                        "mlp-fp8-delayed", "mlp-mxfp8", "gpt", "gpt-composite"});
     for (const std::string& name : Scenario::names()) CHECK_NOTHROW(Scenario::validate(Scenario::preset(name)));
 
     const ScenarioOptions scaler = Scenario::preset("mlp-f16-scaler");
@@ -109,6 +122,14 @@ TEST_CASE("scenario: the presets and their names")
     CHECK_FALSE(Scenario::preset("mlp-f16").scaler);
     CHECK_FALSE(Scenario::preset("mlp-f32").autocast);
     CHECK(Scenario::preset("deep-bf16").micro_batches == 1);
+    const ScenarioOptions gpt = Scenario::preset("gpt"), composite = Scenario::preset("gpt-composite");
+    CHECK(gpt.model == "gpt");
+    CHECK(gpt.fused_attention);
+    CHECK_FALSE(composite.fused_attention);
+    CHECK(gpt.dtype == f16);
+    CHECK(gpt.scaler);
+    CHECK(gpt.table == amp::PolicyTable::cpu());
+    CHECK(composite.context == gpt.context);
 
     try {
         Scenario::preset("mlp-f8");
@@ -274,7 +295,7 @@ TEST_CASE("scenario: mlp-bf16 learns over 30 steps")
 
 TEST_CASE("scenario: the same seed gives the same losses, another seed other ones")
 {
-    for (const char* name : {"mlp-bf16", "cnn-bf16"}) {
+    for (const char* name : {"mlp-bf16", "cnn-bf16", "gpt"}) {
         CAPTURE(name);
         ScenarioOptions options = Scenario::preset(name);
         Scenario a(options), b(options);
@@ -303,7 +324,10 @@ TEST_CASE("scenario: bad options are rejected with how to fix them, and the old 
         {with([](ScenarioOptions& o) { o.batch_size = 3; o.micro_batches = 4; }), "raise batch_size or lower micro_batches"},
         {with([](ScenarioOptions& o) { o.lr = 0; }), "lr must be a finite number > 0"},
         {with([](ScenarioOptions& o) { o.lr = -0.1; }), "lr must be a finite number > 0"},
-        {with([](ScenarioOptions& o) { o.model = "rnn"; }), "unknown model 'rnn': choose mlp, cnn or deep"},
+        {with([](ScenarioOptions& o) { o.model = "rnn"; }), "unknown model 'rnn': choose mlp, cnn, deep or gpt"},
+        {with([](ScenarioOptions& o) { o.model = "gpt"; o.context = 1; }), "context 1 is out of range: the GPT scenario takes 2 to 64"},
+        {with([](ScenarioOptions& o) { o.model = "gpt"; o.context = 65; }), "context 65 is out of range"},
+        {with([](ScenarioOptions& o) { o.model = "gpt"; o.qkv_init_std = -1; }), "qkv_init_std must be 0 (the model's 0.02) or a finite std > 0, got -1"},
         {with([](ScenarioOptions& o) { o.batch_size = 100000; }), "is larger than the training set"},
     };
     for (const auto& [options, text] : bad) CHECK(error_of(options).find(text) != std::string::npos);
@@ -345,6 +369,251 @@ TEST_CASE("scenario: the deep model's bf16 step is a graph of about 200 nodes")
     CHECK(events + outside.size() >= 185);  // 198 measured
     CHECK(events + outside.size() <= 215);
     CHECK(std::isfinite(s.history().back().loss));
+}
+
+TEST_CASE("scenario: gpt under f16 autocast: c_attn, the attention, c_proj and the MLP in f16; LayerNorm and the residual stream in f32")
+{
+    const Scenario s(Scenario::preset("gpt"));
+    CHECK(s.summary() == "gpt (fused attention, context 12), autocast f16 (cpu table), cast cache on, GradScaler at 2^16, step 1");
+    const trace::Trace& trace = s.trace();
+
+    // The embeddings are on neither list: they look rows up in their f32 weights.
+    const auto embeddings = events_named(trace, "embedding");
+    REQUIRE(embeddings.size() == 2);
+    CHECK(embeddings[0]->module == "wpe");
+    CHECK(embeddings[1]->module == "wte");
+    for (const trace::Event* e : embeddings) {
+        CHECK(e->policy == "not listed");
+        CHECK(e->outputs.at(0).dtype == f32);
+    }
+
+    // Every Linear is lower_precision_fp: its input and f32 weights are cast to f16 first.
+    std::vector<std::string> linear_modules;
+    for (const trace::Event* e : events_named(trace, "linear")) {
+        linear_modules.push_back(e->module);
+        CHECK(e->policy == "lower_precision_fp");
+        for (const trace::TensorInfo& t : e->inputs) CHECK(t.dtype == f16);
+        CHECK(e->outputs.at(0).dtype == f16);
+    }
+    CHECK(linear_modules == std::vector<std::string>{"0.attn.c_attn", "0.attn.c_proj", "0.c_fc", "0.c_proj", "lm_head"});
+    CHECK(events_named(trace, "linear")[0]->outputs.at(0).shape == std::vector<std::int64_t>{2, 12, 48});  // q, k, v of 16 each
+
+    // The attention: one op, lower_precision_fp on both of PyTorch's lists; q, k and v (views of
+    // c_attn's f16 output) go in, and its output is f16 too. Its logits never show: they stay f32
+    // inside the op.
+    const auto attention = events_named(trace, "scaled_dot_product_attention");
+    REQUIRE(attention.size() == 1);
+    const trace::Event& a = *attention[0];
+    CHECK(a.module == "0.attn");
+    CHECK(a.module_types == "Block.CausalSelfAttention");
+    CHECK(a.policy == "lower_precision_fp");
+    CHECK(a.why.find("lower_precision_fp") != std::string::npos);
+    REQUIRE(a.inputs.size() == 3);
+    for (const trace::TensorInfo& t : a.inputs) {
+        CHECK(t.dtype == f16);
+        CHECK(t.shape == kHeads);
+    }
+    const trace::TensorInfo& out = a.outputs.at(0);
+    CHECK(out.dtype == f16);
+    CHECK(out.shape == kHeads);
+    // Its values, as the inspector draws them against f16's range: small (weights of std 0.02),
+    // finite, nothing lost to f16.
+    REQUIRE(out.has_stats);
+    CHECK(out.stats.max_abs > 0);
+    CHECK(out.stats.max_abs < 1);
+    CHECK(out.stats.infs == 0);
+    CHECK(out.stats.nans == 0);
+    CHECK(out.stats.f16_underflow == 0);
+
+    // layer_norm: PyTorch's CPU autocast list does not name it (its CUDA list has it on fp32), so
+    // it runs in its input's dtype. That is f32: ln_1 reads the f32 embeddings, and ln_2 and ln_f
+    // the residual stream, which stays f32 because add(f32 stream, f16 sub-layer output) promotes.
+    const auto norms = events_named(trace, "layer_norm");
+    REQUIRE(norms.size() == 3);
+    CHECK(norms[0]->module == "0.ln_1");
+    CHECK(norms[1]->module == "0.ln_2");
+    CHECK(norms[2]->module == "ln_f");
+    for (const trace::Event* e : norms) {
+        CHECK(e->policy == "not listed");
+        for (const trace::TensorInfo& t : e->inputs) CHECK(t.dtype == f32);
+        CHECK(e->outputs.at(0).dtype == f32);
+    }
+    const auto adds = events_named(trace, "add");
+    REQUIRE(adds.size() == 3);  // the embeddings' sum, then the block's two residual adds
+    for (const trace::Event* e : {adds[1], adds[2]}) {
+        CHECK(e->module == "0");
+        CHECK(e->module_types == "Block");
+        CHECK(e->inputs.at(0).dtype == f32);
+        CHECK(e->inputs.at(1).dtype == f16);
+        CHECK(e->outputs.at(0).dtype == f32);
+    }
+    // GELU is on neither list: it runs in the f16 that c_fc gave it.
+    const auto gelu = events_named(trace, "gelu");
+    REQUIRE(gelu.size() == 1);
+    CHECK(gelu[0]->outputs.at(0).dtype == f16);
+    // cross_entropy is fp32: the f16 logits are cast up just before it.
+    const int loss = find_forward(trace, "cross_entropy");
+    REQUIRE(loss > 0);
+    CHECK(trace.events()[std::size_t(loss)].policy == "fp32");
+    CHECK(trace.events()[std::size_t(loss - 1)].is_cast);
+    CHECK(trace.events()[std::size_t(loss - 1)].inputs.at(0).dtype == f16);
+    CHECK(trace.events()[std::size_t(loss)].inputs.at(0).dtype == f32);
+
+    // Backward: each op in the dtypes its forward ran in; the casts' backward turns the weights'
+    // gradients into f32 for their .grad.
+    const auto attention_backward = events_named(trace, "scaled_dot_product_attention", trace::Phase::backward);
+    REQUIRE(attention_backward.size() == 1);
+    REQUIRE(attention_backward[0]->outputs.size() == 3);  // the gradients of q, k and v
+    for (const trace::TensorInfo& t : attention_backward[0]->outputs) {
+        CHECK(t.dtype == f16);
+        CHECK(t.shape == kHeads);
+    }
+    CHECK(events_named(trace, "linear", trace::Phase::backward).size() == 5);
+    for (const trace::Event* e : events_named(trace, "linear", trace::Phase::backward))
+        for (const trace::TensorInfo& t : e->outputs) CHECK(t.dtype == f16);
+    for (const trace::Event* e : events_named(trace, "layer_norm", trace::Phase::backward))
+        for (const trace::TensorInfo& t : e->outputs) CHECK(t.dtype == f32);
+    const auto accumulate = events_named(trace, "AccumulateGrad", trace::Phase::backward);
+    CHECK(accumulate.size() == 17);  // every parameter: 2 embeddings, 3 LayerNorms x 2, 4 Linears x 2, lm_head's weight
+    for (const trace::Event* e : accumulate) CHECK(e->outputs.at(0).dtype == f32);
+}
+
+TEST_CASE("scenario: gpt's GradScaler lifts the attention's gradients out of f16's subnormals")
+{
+    // The gradient of q, the first output of the attention's backward (what the inspector shows).
+    const auto q_gradient = [](const Scenario& s) {
+        return events_named(s.trace(), "scaled_dot_product_attention", trace::Phase::backward).at(0)->outputs.at(0).stats;
+    };
+    constexpr double kF16SmallestNormal = 6.103515625e-05;  // 2^-14
+    ScenarioOptions options = Scenario::preset("gpt");
+    const Scenario scaled(options);
+    options.scaler = false;
+    const Scenario unscaled(options);
+    const trace::ValueStats with = q_gradient(scaled), without = q_gradient(unscaled);
+    // The share of its finite non-zero values in f16's subnormal binades (below 2^-14).
+    const auto subnormal_share = [](const trace::ValueStats& v) {
+        std::int64_t below = 0, all = 0;
+        for (std::size_t i = 0; i < v.log2_abs.counts.size(); ++i) {
+            all += v.log2_abs.counts[i];
+            if (v.log2_abs.lowest_exponent + int(i) < -14) below += v.log2_abs.counts[i];
+        }
+        return all == 0 ? 0.0 : double(below) / double(all);
+    };
+    MESSAGE("q's gradient, |x| from ", with.min_abs, " to ", with.max_abs, " (", with.zeros, " zeros, ", subnormal_share(with),
+            " subnormal) with the scaler at 2^16, from ", without.min_abs, " to ", without.max_abs, " (", without.zeros, " zeros, ",
+            subnormal_share(without), " subnormal) without");
+    // Without the scaler every value is below f16's smallest normal: a subnormal, with fewer
+    // significant bits the smaller it is. At 2^16 almost all are normal.
+    CHECK(without.max_abs < kF16SmallestNormal);
+    CHECK(subnormal_share(without) == 1.0);
+    CHECK(subnormal_share(with) < 0.02);
+    CHECK(with.max_abs > 0.1);
+    // The first position of each sequence attends to itself alone: its q has no gradient (1/12
+    // of the rows are 0 in both). Without the scaler f16 flushes more to 0.
+    CHECK(with.zeros >= 1.0 / 12 - 1e-9);
+    CHECK(without.zeros > with.zeros);
+}
+
+TEST_CASE("scenario: gpt-composite runs the attention as matmul, mul, masked_fill, softmax, matmul, each an f16 op; the CUDA list puts softmax in f32")
+{
+    // The attention's own ops (its views and transposes aside), "op dtype" in order.
+    const auto attention_ops = [](const trace::Trace& trace) {
+        std::vector<std::string> ops;
+        for (const trace::Event& e : trace.events()) {
+            if (e.phase != trace::Phase::forward || e.module != "0.attn") continue;
+            if (e.op == "slice" || e.op == "view" || e.op == "transpose" || e.op == "reshape") continue;
+            ops.push_back(std::string(e.is_cast ? "cast" : e.op) + " " + dtype_name(e.outputs.at(0).dtype));
+        }
+        return ops;
+    };
+    ScenarioOptions options = Scenario::preset("gpt-composite");
+    const Scenario cpu(options);
+    CHECK(cpu.summary() == "gpt (composite attention, context 12), autocast f16 (cpu table), cast cache on, GradScaler at 2^16, step 1");
+    CHECK(events_named(cpu.trace(), "scaled_dot_product_attention").empty());
+    // PyTorch's CPU list: matmul is lower_precision_fp; mul, masked_fill and softmax are on no
+    // list and run in their f16 inputs' dtype. The causal mask is a bool triu.
+    CHECK(attention_ops(cpu.trace()) == std::vector<std::string>{"matmul f16", "mul f16", "triu bool", "masked_fill f16", "softmax f16", "matmul f16"});
+    const trace::Event& logits = *events_named(cpu.trace(), "matmul").at(0);
+    CHECK(logits.policy == "lower_precision_fp");
+    CHECK(logits.outputs.at(0).shape == std::vector<std::int64_t>{2, 2, 12, 12});  // [B, heads, T, T]: stored in f16
+    CHECK(events_named(cpu.trace(), "softmax").at(0)->policy == "not listed");
+    // The same model and batch as gpt: the same loss, to f16's precision.
+    CHECK(cpu.history().at(0).loss == doctest::Approx(Scenario(Scenario::preset("gpt")).history().at(0).loss).epsilon(1e-3));
+
+    // PyTorch's CUDA list: softmax is fp32_set_opt_dtype (f32 out), so the probabilities are
+    // cast back down for the second matmul; layer_norm is fp32 (its input is f32 already: no cast).
+    options.table = amp::PolicyTable::cuda();
+    const Scenario cuda(options);
+    CHECK(attention_ops(cuda.trace()) ==
+          std::vector<std::string>{"matmul f16", "mul f16", "triu bool", "masked_fill f16", "softmax f32", "cast f16", "matmul f16"});
+    CHECK(events_named(cuda.trace(), "softmax").at(0)->policy == "fp32_set_opt_dtype");
+    int norms = 0;
+    for (int i = find_forward(cuda.trace(), "layer_norm"); i >= 0; i = find_forward(cuda.trace(), "layer_norm", i + 1)) {
+        ++norms;
+        const trace::Event& e = cuda.trace().events()[std::size_t(i)];
+        CHECK(e.policy == "fp32");
+        CHECK(e.outputs.at(0).dtype == f32);
+        CHECK_FALSE(cuda.trace().events()[std::size_t(i - 1)].is_cast);
+    }
+    CHECK(norms == 3);
+}
+
+TEST_CASE("scenario: gpt's attention logits overflow f16 in the composite attention only (qkv_init_std 24)")
+{
+    // c_attn's std 24 instead of 0.02: the logits q k^T grow with its square, past f16's 65504.
+    ScenarioOptions options = Scenario::preset("gpt-composite");
+    options.qkv_init_std = 24;
+    const Scenario composite(options);
+    const trace::ValueStats logits = events_named(composite.trace(), "matmul").at(0)->outputs.at(0).stats;
+    const trace::ValueStats probabilities = events_named(composite.trace(), "softmax").at(0)->outputs.at(0).stats;
+    MESSAGE("composite: logits in f16 up to ", logits.max_abs, ", ", logits.infs, " of them inf; softmax ", probabilities.nans, " NaN");
+    CHECK(logits.infs > 0);         // rounded to f16: inf
+    CHECK(probabilities.nans > 0);  // inf - inf in the softmax's row max
+    CHECK(std::isnan(composite.history().at(0).loss));
+    CHECK(composite.history().at(0).skipped);  // the GradScaler finds the NaN gradients and skips the step
+
+    options.fused_attention = true;  // the same weights and batch through the fused op: logits in f32
+    const Scenario fused(options);
+    const trace::ValueStats out = events_named(fused.trace(), "scaled_dot_product_attention").at(0)->outputs.at(0).stats;
+    CHECK(out.infs == 0);
+    CHECK(out.nans == 0);
+    CHECK(std::isfinite(fused.history().at(0).loss));
+    CHECK_FALSE(fused.history().at(0).skipped);
+}
+
+TEST_CASE("scenario: gpt learns over 30 steps, in either attention")
+{
+    for (const std::string name : {"gpt", "gpt-composite"}) {
+        CAPTURE(name);
+        Scenario s(Scenario::preset(name));
+        s.step(29);
+        const std::vector<StepRecord>& h = s.history();
+        REQUIRE(h.size() == 30);
+        const double first = mean_loss(h, 0, 5), last = mean_loss(h, 25, 5);
+        MESSAGE(name, ": mean loss of steps 1-5: ", first, ", of steps 26-30: ", last);
+        // From ln 62 = 4.13 (62 characters, equally likely) to about 3.0 (measured: 3.88 and 2.98).
+        CHECK(h[0].loss == doctest::Approx(std::log(62.0)).epsilon(0.01));
+        CHECK(last < 0.85 * first);
+        for (const StepRecord& r : h) CHECK_FALSE(r.skipped);
+    }
+}
+
+TEST_CASE("scenario: gpt_scenario_logits is train::Gpt::forward with the block framed as module 0")
+{
+    manual_seed(1);
+    train::Gpt gpt(train::GptConfig{.vocab_size = 62, .block_size = 12, .n_layer = 1, .n_head = 2, .n_embd = 16});
+    const Tensor idx = arange(24).reshape({2, 12});
+    const Tensor difference = sub(gpt.forward(idx), viz::gpt_scenario_logits(gpt, idx));
+    CHECK(max(mul(difference, difference)).item() == 0.0);
+
+    trace::Trace trace;
+    {
+        trace::TraceRecorder recorder(trace);
+        (void)viz::gpt_scenario_logits(gpt, idx);
+    }
+    const auto attention = events_named(trace, "scaled_dot_product_attention");
+    REQUIRE(attention.size() == 1);
+    CHECK(attention[0]->module == "0.attn");  // "0": the prefix of the block's parameters ("0.attn.c_attn.weight")
 }
 
 TEST_SUITE_END();

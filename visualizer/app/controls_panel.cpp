@@ -34,12 +34,49 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     bool changed = false;
 
     ImGui::TextUnformatted("model");
-    ImGui::SameLine(ui_px(110));
-    for (const char* model : {"mlp", "cnn", "deep"}) {
-        if (ImGui::RadioButton(model, o.model == model)) changed |= o.model != model, o.model = model;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    bool first = true;
+    for (const char* model : {"mlp", "cnn", "deep", "gpt"}) {
+        // On the label's line while they fit (at 1280x800 all four do), then on the next.
         ImGui::SameLine();
+        const float width = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(model).x;
+        if (!first && ImGui::GetContentRegionAvail().x < width) {
+            ImGui::NewLine();
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + ImGui::CalcTextSize("model").x + style.ItemSpacing.x);
+        }
+        first = false;
+        if (ImGui::RadioButton(model, o.model == model) && o.model != model) {
+            // Into or out of the GPT: its batch (2 windows of text, one forward pass) and learning
+            // rate, or the digits models' (32 images in 2 passes); the AMP settings stay.
+            if ((o.model == "gpt") != (std::string(model) == "gpt")) {
+                const ScenarioOptions defaults = std::string(model) == "gpt" ? Scenario::preset("gpt") : ScenarioOptions{};
+                o.batch_size = defaults.batch_size;
+                o.micro_batches = defaults.micro_batches;
+                o.lr = defaults.lr;
+            }
+            o.model = model;
+            changed = true;
+        }
     }
-    ImGui::NewLine();
+    if (o.model == "gpt") {
+        changed |= ImGui::Checkbox("fused attention", &o.fused_attention);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("On: one scaled_dot_product_attention op, its logits and softmax in f32 inside.\n"
+                              "Off: the composite reference, matmul, mul, masked_fill, softmax and matmul as ops of their own.");
+        ImGui::SameLine();
+        int context = int(o.context);
+        ImGui::SetNextItemWidth(ui_px(50));
+        if (ImGui::SliderInt("context", &context, 2, 64)) o.context = context, changed = true;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Characters per sequence: the attention's logits are [batch, heads, context, context].");
+        float qkv_std = float(o.qkv_init_std);
+        ImGui::SetNextItemWidth(ui_px(120));
+        if (ImGui::SliderFloat("q/k/v init std", &qkv_std, 0.0f, 64.0f, qkv_std == 0.0f ? "0.02" : "%.2f", ImGuiSliderFlags_Logarithmic))
+            o.qkv_init_std = qkv_std, changed = true;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The std of c_attn's initial weights (the model's 0.02 at the left end). The logits grow with its square:\n"
+                              "from about 24, f16 logits overflow in the composite attention (inf, then NaN in the softmax),\n"
+                              "while the fused one keeps them in f32.");
+    }
 
     changed |= ImGui::Checkbox("autocast", &o.autocast);
     if (o.autocast) {

@@ -115,6 +115,31 @@ std::string policy_meaning(const std::string& policy)
     return "a rule this version of the inspector does not describe";
 }
 
+// What an op does with precision inside itself, where the trace cannot show it ("" for most
+// ops, whose inputs and outputs say it all). The fused attention is one node, but computes its
+// logits and softmax in f32 however its inputs come in (ops/attention.h).
+std::string inner_precision(const Event& e)
+{
+    if (e.op != "scaled_dot_product_attention" || e.outputs.empty()) return "";
+    const DType dtype = e.outputs[0].dtype;
+    if (e.phase == trace::Phase::backward)
+        return std::string("fused attention's backward: the forward pass saved each row's log-sum-exp, not the probabilities; from it "
+                           "this op recomputes the softmax")
+            .append(dtype == f16 || dtype == bf16 ? " in f32" : "")
+            .append(" (FlashAttention's recomputation), then rounds the gradients of q, k and v to their dtypes");
+    if (dtype != f16 && dtype != bf16)
+        return std::string("fused attention: the logits q k^T * scale, the mask and the softmax are computed inside this one op, in ")
+            .append(dtype_name(dtype));
+    return std::string("fused attention: the logits q k^T * scale, the mask and the softmax are computed in f32 inside this one op ")
+        .append("(as FlashAttention keeps them in registers) and only its output is rounded to ")
+        .append(dtype_name(dtype))
+        .append(", so the logits never exist in ")
+        .append(dtype_name(dtype))
+        .append(dtype == f16 ? " and cannot overflow its 65504" : "")
+        .append(". Its composite reference (scenario gpt-composite) runs matmul, mul, masked_fill, softmax and matmul as ops of their own, "
+                "each in the dtype autocast gives it");
+}
+
 // The cast cache's part in a cast, as a sentence ("" when it had none).
 std::string cache_sentence(const Event& e)
 {
@@ -192,6 +217,7 @@ NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, in
             break;
         }
     if (e.phase == trace::Phase::backward) d.facts = gradient_facts(trace, graph, node, e);
+    if (std::string inner = inner_precision(e); !inner.empty()) d.facts.push_back(std::move(inner));
     if (e.is_cast && !e.policy.empty())
         d.facts.push_back(std::string("autocast inserted this cast for the op that uses it, whose rule is ").append(e.policy));
     if (d.has_values) {

@@ -1,10 +1,25 @@
 #include "visualizer/model/module_view.h"
 
+#include <algorithm>
+
 namespace tinyamp::viz {
 
 std::set<std::string> default_collapsed(const trace::TraceGraph& full)
 {
-    return full.nodes.size() <= kCollapseAbove ? std::set<std::string>{} : top_level_modules(full);
+    return full.nodes.size() <= kCollapseAbove ? std::set<std::string>{} : innermost_modules(full);
+}
+
+std::set<std::string> innermost_modules(const trace::TraceGraph& graph)
+{
+    std::set<std::string> innermost;
+    for (const std::string& path : graph.modules) {
+        // "2" holds "2.0" (and not "20")
+        const auto holds = [&](const std::string& other) {
+            return other.size() > path.size() && other.starts_with(path) && other[path.size()] == '.';
+        };
+        if (std::none_of(graph.modules.begin(), graph.modules.end(), holds)) innermost.insert(path);
+    }
+    return innermost;
 }
 
 std::set<std::string> top_level_modules(const trace::TraceGraph& graph)

@@ -10,15 +10,21 @@
 
 namespace tinyamp::viz {
 
-/// A trace whose full graph has more nodes than this starts with its model's top-level modules
-/// collapsed: at 1280x800, a graph of more nodes does not fit the canvas at a size whose labels
-/// can be read (the MLP scenario's 73 nodes fold into 31, which about fit).
+/// A trace whose full graph has more nodes than this starts with its model's layers (innermost
+/// modules) collapsed: at 1280x800, a graph of more nodes does not fit the canvas at a size
+/// whose labels can be read (the MLP scenario's 73 nodes fold into 31, which about fit).
 constexpr std::size_t kCollapseAbove = 40;
 
 /// The modules collapsed when a trace is first shown: none for a graph of up to kCollapseAbove
-/// nodes, else every top-level module (a path without a dot: "0", "1", ...). `full` is the
-/// graph with nothing collapsed.
+/// nodes, else innermost_modules(full). For a flat model (a Sequential of layers, as every
+/// digits scenario) those are its top-level modules; for a nested one (the GPT: a Block holding
+/// an attention holding Linears) the Linears, LayerNorms and Embeddings fold, and the frames
+/// around them stay open, so the ops between the layers (the attention op, the residual adds)
+/// are seen at once. `full` is the graph with nothing collapsed.
 std::set<std::string> default_collapsed(const trace::TraceGraph& full);
+/// The modules in `graph` that hold no other module of it: "0", "1" and "2.0" of a model
+/// Sequential(0: Linear, 1: ReLU, 2: Sequential(0: Linear)), never "2".
+std::set<std::string> innermost_modules(const trace::TraceGraph& graph);
 /// The model's top-level modules in `graph`: the paths without a dot ("0", "1", ...).
 std::set<std::string> top_level_modules(const trace::TraceGraph& graph);
 

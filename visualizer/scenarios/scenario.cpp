@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "tools/train/gpt_model.h"
 #include "tools/train/models.h"
 #include "tools/train/trainer.h"
 
@@ -13,6 +14,11 @@ namespace {
 
 constexpr double kMomentum = 0.9;      // as tinyamp-train
 constexpr int kDeepHiddenLayers = 14;  // Linear(32, 32) ReLU pairs; scenario.h says what this gives
+// The GPT: as small as still shows a transformer block whole. Two heads show the split into
+// heads; a width of 16 keeps every tensor's shape short enough for a node's label.
+constexpr std::int64_t kGptLayers = 1, kGptHeads = 2, kGptWidth = 16;
+// The longest context accepted: the graph is the same for any, only the shapes and the time grow.
+constexpr std::int64_t kGptMaxContext = 64;
 
 // The digits, pixels scaled to 0..1 as tinyamp-train does, loaded once per process.
 const data::Dataset& digits()
@@ -23,6 +29,14 @@ const data::Dataset& digits()
         return d;
     }();
     return all;
+}
+
+// The King James text as tinyamp-train --model gpt reads it (first 90 % of its tokens to train),
+// loaded once per process.
+const data::TextDataset& kjv()
+{
+    static const data::TextDataset text = data::load_text_dataset(data::data_path("kjv_1mb.txt.gz"));
+    return text;
 }
 
 // tinyamp-train's training split for this seed (its test fraction; the test part is not used).
@@ -51,58 +65,118 @@ amp::ScalingRecipe fp8_recipe(const std::string& name)
     TINYAMP_FAIL(value, "unknown fp8 recipe '", name, "': choose current, delayed or mxfp8 (or none)");
 }
 
-// The slices of a batch that a step's forward passes take, laid out as the model wants them.
-std::vector<data::Batch> micro_batches(const data::Batch& batch, std::int64_t m, train::ModelKind input_kind)
+// The GPT of model "gpt", with its attention fused or composite; seeded by the caller.
+std::shared_ptr<train::Gpt> make_gpt(const ScenarioOptions& options)
+{
+    return std::make_shared<train::Gpt>(train::GptConfig{.vocab_size = kjv().tokenizer.vocab_size(),
+                                                         .block_size = options.context,
+                                                         .n_layer = kGptLayers,
+                                                         .n_head = kGptHeads,
+                                                         .n_embd = kGptWidth,
+                                                         .qkv_init_std = options.qkv_init_std,
+                                                         .fused_attention = options.fused_attention});
+}
+
+// The slices of a batch that a step's forward passes take, laid out as the model wants them
+// (the GPT's targets flattened to [B*T], as its logits are for cross_entropy).
+std::vector<data::Batch> micro_batches(const data::Batch& batch, std::int64_t m, std::optional<train::ModelKind> input_kind)
 {
     const std::int64_t n = batch.labels.size(0);
     std::vector<data::Batch> out;
     for (std::int64_t i = 0; i < m; ++i) {
         const std::int64_t start = i * n / m, length = (i + 1) * n / m - start;
-        out.push_back({train::shape_input(input_kind, batch.features.narrow(0, start, length)), batch.labels.narrow(0, start, length)});
+        const Tensor features = batch.features.narrow(0, start, length), labels = batch.labels.narrow(0, start, length);
+        if (input_kind)
+            out.push_back({train::shape_input(*input_kind, features), labels});
+        else
+            out.push_back({features, labels.reshape({-1})});
     }
     return out;
 }
 
 }  // namespace
 
+// Gpt::forward_probed without a probe, but through each block's operator() (scenario.h says why).
+Tensor gpt_scenario_logits(train::Gpt& gpt, const Tensor& idx)
+{
+    Tensor x = add((*gpt.wte)(idx), (*gpt.wpe)(arange(idx.size(1))));
+    for (const std::shared_ptr<train::GptBlock>& block : gpt.blocks) x = (*block)(x);
+    return (*gpt.lm_head)((*gpt.ln_f)(x));
+}
+
+namespace {
+
+// The loss of one forward pass: the digits' logits [N, 10], or the GPT's [B, T, vocab] read as
+// B*T predictions of the next character.
+Tensor forward_loss(nn::Module& model, const data::Batch& batch)
+{
+    if (auto* gpt = dynamic_cast<train::Gpt*>(&model)) {
+        const Tensor logits = gpt_scenario_logits(*gpt, batch.features);
+        return cross_entropy(logits.reshape({-1, logits.size(2)}), batch.labels);
+    }
+    return cross_entropy(model(batch.features), batch.labels);
+}
+
+}  // namespace
+
 // What a scenario trains with. Built whole before a Scenario takes it (reset's strong guarantee).
 struct Scenario::State {
-    train::ModelKind input_kind;  // how shape_input lays out the features ("deep" takes them flat, as mlp)
-    std::shared_ptr<nn::Sequential> model;
+    // How shape_input lays out the digits ("deep" takes them flat, as mlp); none for the GPT.
+    std::optional<train::ModelKind> input_kind;
+    std::shared_ptr<nn::Module> model;
     std::unique_ptr<optim::SGD> optimizer;
     std::unique_ptr<amp::GradScaler> scaler;  // null without a scaler
     std::shared_ptr<const amp::PolicyTable> table;
-    data::DataLoader loader;
-    std::int64_t next_batch;  // in the loader's current epoch; == loader.size() starts the next epoch
+    // The digits: a seeded shuffled loader; the GPT: windows drawn from the text (sample_batch).
+    std::optional<data::DataLoader> loader;
+    std::int64_t next_batch = 0;  // in the loader's current epoch; == loader->size() starts the next epoch
+    Generator windows;
 
     explicit State(const ScenarioOptions& options);
     StepRecord step(const ScenarioOptions& options, std::int64_t step_number, trace::Trace& trace);
+    data::Batch next(const ScenarioOptions& options);
 };
 
-Scenario::State::State(const ScenarioOptions& options)
-    : input_kind(options.model == "cnn" ? train::ModelKind::cnn : train::ModelKind::mlp),
-      table(std::make_shared<const amp::PolicyTable>(options.table)),
-      // drop_last: every batch has batch_size samples (validate checked there is one), so each
-      // micro-batch gets at least one.
-      loader(training_set(options.seed), options.batch_size, /*shuffle=*/true, /*drop_last=*/true, options.seed),
-      next_batch(loader.size())
+Scenario::State::State(const ScenarioOptions& options) : table(std::make_shared<const amp::PolicyTable>(options.table)), windows(options.seed)
 {
+    if (options.model != "gpt") {
+        input_kind = options.model == "cnn" ? train::ModelKind::cnn : train::ModelKind::mlp;
+        // drop_last: every batch has batch_size samples (validate checked there is one), so each
+        // micro-batch gets at least one.
+        loader.emplace(training_set(options.seed), options.batch_size, /*shuffle=*/true, /*drop_last=*/true, options.seed);
+        next_batch = loader->size();
+    }
     manual_seed(options.seed);  // the model's weights come from the default generator
-    model = options.model == "deep" ? make_deep_model() : train::make_model(input_kind);
+    if (options.model == "gpt")
+        model = make_gpt(options);
+    else if (options.model == "deep")
+        model = make_deep_model();
+    else
+        model = train::make_model(*input_kind);
     optimizer = std::make_unique<optim::SGD>(model->parameters(), optim::SGDOptions{.lr = options.lr, .momentum = kMomentum});
     if (options.scaler) scaler = std::make_unique<amp::GradScaler>("cpu", options.scaler_options);
+}
+
+// The next batch: the loader's, or batch_size windows of the text and the characters after them.
+data::Batch Scenario::State::next(const ScenarioOptions& options)
+{
+    if (!loader) {
+        auto [x, y] = data::sample_batch(kjv().train, options.batch_size, options.context, windows);
+        return {x, y};
+    }
+    if (next_batch == loader->size()) {
+        loader->begin();  // the next epoch, in the next seeded shuffled order
+        next_batch = 0;
+    }
+    return loader->batch(next_batch++);
 }
 
 // One training step; `trace` receives its forward pass (the whole autocast region), scale() and
 // backward(). The optimizer's update is left out: its many small ops would flood the graph.
 StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t step_number, trace::Trace& trace)
 {
-    if (next_batch == loader.size()) {
-        loader.begin();  // the next epoch, in the next seeded shuffled order
-        next_batch = 0;
-    }
     // Sliced before recording, so the graph starts at the inputs.
-    const std::vector<data::Batch> micro = micro_batches(loader.batch(next_batch++), options.micro_batches, input_kind);
+    const std::vector<data::Batch> micro = micro_batches(next(options), options.micro_batches, input_kind);
 
     optimizer->zero_grad();
     Tensor loss;
@@ -119,7 +193,7 @@ StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t st
             std::optional<amp::fp8_autocast> fp8;
             if (!options.fp8.empty()) fp8.emplace(true, fp8_recipe(options.fp8));
             for (const data::Batch& mb : micro) {
-                Tensor part = cross_entropy((*model)(mb.features), mb.labels);
+                Tensor part = forward_loss(*model, mb);
                 if (micro.size() > 1) part = div(part, double(micro.size()));  // gradient accumulation's 1/m
                 loss = loss.defined() ? add(loss, part) : part;
             }
@@ -141,8 +215,9 @@ StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t st
 
 void Scenario::validate(const ScenarioOptions& options)
 {
-    TINYAMP_CHECK(options.model == "mlp" || options.model == "cnn" || options.model == "deep", value, "unknown model '", options.model,
-                  "': choose mlp, cnn or deep");
+    const bool gpt = options.model == "gpt";
+    TINYAMP_CHECK(options.model == "mlp" || options.model == "cnn" || options.model == "deep" || gpt, value, "unknown model '",
+                  options.model, "': choose mlp, cnn, deep or gpt");
     TINYAMP_CHECK(!options.autocast || options.dtype == f16 || options.dtype == bf16, value, "autocast dtype ", dtype_name(options.dtype),
                   " is not a lower precision: choose f16 or bf16, or turn autocast off for an f32 run");
     if (!options.fp8.empty()) (void)fp8_recipe(options.fp8);
@@ -150,7 +225,15 @@ void Scenario::validate(const ScenarioOptions& options)
     TINYAMP_CHECK(options.batch_size >= options.micro_batches, value, "batch_size ", options.batch_size, " is smaller than micro_batches ",
                   options.micro_batches, ": each micro-batch needs a sample; raise batch_size or lower micro_batches");
     TINYAMP_CHECK(options.lr > 0 && std::isfinite(options.lr), value, "lr must be a finite number > 0, got ", options.lr,
-                  " (0.05 trains these models well)");
+                  " (0.05 trains the digits models well, 0.1 the GPT)");
+    if (gpt) {
+        TINYAMP_CHECK(options.context >= 2 && options.context <= kGptMaxContext, value, "context ", options.context,
+                      " is out of range: the GPT scenario takes 2 to ", kGptMaxContext, " characters per sequence");
+        TINYAMP_CHECK(options.qkv_init_std >= 0 && std::isfinite(options.qkv_init_std), value, "qkv_init_std must be 0 (the model's ",
+                      train::GptConfig{}.init_std, ") or a finite std > 0, got ", options.qkv_init_std);
+        (void)kjv();  // a missing or damaged text file is an error here, before anything is built
+        return;
+    }
     const std::int64_t samples = training_set(options.seed).size();
     TINYAMP_CHECK(options.batch_size <= samples, value, "batch_size ", options.batch_size, " is larger than the training set (", samples,
                   " digits): choose at most ", samples);

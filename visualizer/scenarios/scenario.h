@@ -1,12 +1,17 @@
 #pragma once
-// Live scenarios for the visualizer: a small model trained on the digits, one step at a time,
-// with every AMP knob a student can turn. Each step records the trace of its forward and
-// backward pass (what the graph view shows) and adds a point to the loss and loss-scale curves.
+// Live scenarios for the visualizer: a small model trained on the digits (or a one-block
+// character GPT on the King James text), one step at a time, with every AMP knob a student can
+// turn. Each step records the trace of its forward and backward pass (what the graph view
+// shows) and adds a point to the loss and loss-scale curves.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
+
+namespace tinyamp::train {
+class Gpt;  // tools/train/gpt_model.h
+}
 
 namespace tinyamp::viz {
 
@@ -16,6 +21,9 @@ struct ScenarioOptions {
     /// 198 nodes: 163 events (10 per hidden layer: 2 casts, linear, relu forward; linear, relu,
     /// 2 cast and 2 AccumulateGrad backward) and 35 tensors from outside (weights, biases, the
     /// batch, its labels, the backward seed).
+    /// "gpt": tools/train's character GPT, one block (n_layer 1), 2 heads, width 16, trained on
+    /// windows of `context` characters of the King James text: embeddings, LayerNorm, c_attn, the
+    /// attention, c_proj, the GELU MLP and the residual adds, each op one node.
     std::string model = "mlp";
     bool autocast = true;
     DType dtype = DType::bf16;         ///< the autocast dtype: f16 or bf16
@@ -35,8 +43,25 @@ struct ScenarioOptions {
     /// scaling), "delayed" (per-tensor delayed scaling, amax history of 16 steps) or "mxfp8"
     /// (MX blocks of 32 with E8M0 scales). The inspector shows each fp8_linear's casts.
     std::string fp8;
+    /// Model "gpt" only: the characters per sequence (the model's block_size), 2 to 64.
+    std::int64_t context = 12;
+    /// Model "gpt" only: true runs the attention as one scaled_dot_product_attention op (its
+    /// logits and softmax in f32 inside); false as its composite reference, matmul, mul by
+    /// 1/sqrt(head_dim), masked_fill, softmax and matmul as separate ops, each in the dtype
+    /// autocast gives it (ops/attention.h).
+    bool fused_attention = true;
+    /// Model "gpt" only: the std of c_attn's initial weights (q, k and v), 0 for the model's 0.02.
+    /// The attention logits grow with its square: about 24 pushes them past f16's 65504, where
+    /// the composite attention's f16 logits overflow to inf (and its softmax makes NaN) while
+    /// the fused op, whose logits stay in f32, does not (tinyamp-train's GPT study, the same knob).
+    double qkv_init_std = 0;
     std::uint64_t seed = 0;
 };
+
+/// The logits of model "gpt": train::Gpt::forward(idx), but with each block called through
+/// nn::Module's operator() (the model calls it directly), so a trace frames the block's ops as
+/// module "0" (type Block), the prefix of its parameters' names. Same ops, same logits.
+Tensor gpt_scenario_logits(train::Gpt& gpt, const Tensor& idx);
 
 struct StepRecord {
     std::int64_t step = 0;  ///< 1-based
@@ -47,16 +72,17 @@ struct StepRecord {
 
 class Scenario {
 public:
-    /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8".
+    /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8",
+    /// "gpt", "gpt-composite".
     static std::vector<std::string> names();
     /// The options of a named scenario; Error(value) listing the names otherwise.
     static ScenarioOptions preset(const std::string& name);
     /// Throws Error(value) saying what is wrong with `options` and how to fix it (the GUI can
     /// check an edit before it resets). The constructor and reset() call it. Loads the digits
-    /// (once per process) to check the batch size against the training set.
+    /// (once per process) to check the batch size against the training set, or the GPT's text.
     static void validate(const ScenarioOptions& options);
 
-    /// Loads the digits, builds the model (seeded) and runs one step, so trace() is never empty.
+    /// Loads the data, builds the model (seeded) and runs one step, so trace() is never empty.
     explicit Scenario(ScenarioOptions options);
     // One scenario owns its model: a copy would share the model and optimizer with the original.
     Scenario(const Scenario&) = delete;
