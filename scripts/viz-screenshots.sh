@@ -38,3 +38,7 @@ shot viz_deep_folded.png --scenario deep-bf16 --position end --select module:18 
 #    weight casts in the inspector (amax history, log2|x * scale| against E4M3's range); a taller
 #    window so both sections show.
 shot viz_fp8_delayed.png --scenario mlp-fp8-delayed --steps 5 --select fp8_linear --size 1280x1000
+# 9. The gpt scenario: one transformer block under f16 autocast with a GradScaler, the fused
+#    attention selected (its f16 output against f16's range), then its backward.
+shot viz_gpt.png --scenario gpt --steps 5 --select scaled_dot_product_attention --zoom 1 --size 1280x1000
+shot viz_gpt_backward.png --scenario gpt --steps 5 --select backward:scaled_dot_product_attention --zoom 1 --size 1280x1000

@@ -124,8 +124,10 @@ Gpt::Gpt(const GptConfig& cfg) : config(cfg)
     wpe = register_module("wpe", std::make_shared<nn::Embedding>(cfg.block_size, cfg.n_embd));
     init_normal(wte->weight, cfg.init_std);
     init_normal(wpe->weight, cfg.init_std);
-    auto h = register_module("h", std::make_shared<nn::Sequential>());
+    // The blocks go into "h" before it is registered, so their parameters' labels get "h." too.
+    auto h = std::make_shared<nn::Sequential>();
     for (std::int64_t i = 0; i < cfg.n_layer; ++i) blocks.push_back(h->emplace_back<GptBlock>(cfg));
+    register_module("h", h);
     ln_f = register_module("ln_f", std::make_shared<nn::LayerNorm>(cfg.n_embd));
     lm_head = register_module("lm_head", std::make_shared<nn::Linear>(cfg.n_embd, cfg.vocab_size, false));
     init_linear(*lm_head, cfg.init_std);
@@ -143,7 +145,8 @@ Tensor Gpt::forward_probed(const Tensor& idx, GptProbe* probe)
     const Tensor positions = arange(t);
     Tensor x = add((*wte)(idx), (*wpe)(positions));
     if (probe) probe->blocks.assign(blocks.size(), BlockStats{});
-    for (std::size_t i = 0; i < blocks.size(); ++i) x = blocks[i]->forward_probed(x, probe ? &probe->blocks[i] : nullptr);
+    // Through operator() when nothing is probed, so a trace shows each block's frame.
+    for (std::size_t i = 0; i < blocks.size(); ++i) x = probe ? blocks[i]->forward_probed(x, &probe->blocks[i]) : (*blocks[i])(x);
     return (*lm_head)((*ln_f)(x));
 }
 
