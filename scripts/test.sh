@@ -69,11 +69,11 @@ echo "== ASan + UBSan build, tests not labelled long or training"
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.
 echo "== ThreadSanitizer build, tests whose name contains \"thread\""
-TINYAMP_BUILD_TARGET=tinyamp_tests "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON \
+TINYAMP_BUILD_TARGET=tinyamp_thread_tests "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON \
   -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF -DTINYAMP_BUILD_VISUALIZER=OFF -DTINYAMP_BUILD_BENCH=OFF
-TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_tests" -tc='*thread*'
+TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_thread_tests" -tc='*thread*'
 # Every file loader fuzzed briefly (libFuzzer, Clang, ASan + UBSan) from the committed seed corpus:
 # any crash, sanitizer report, exception other than tinyamp::Error, or broken round trip fails.
 # scripts/fuzz.sh campaign runs the long version.
-echo "== Fuzz smoke: each loader 15 s under libFuzzer"
-"$root/scripts/fuzz.sh" smoke 15
+echo "== Fuzz smoke: each loader 10 s under libFuzzer"
+"$root/scripts/fuzz.sh" smoke 10
