@@ -47,13 +47,6 @@ std::int64_t nonfinite(const GptEval& e)
     return n;
 }
 
-double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 void write_svg(const std::string& path, const std::string& svg, std::vector<std::string>& written)
 {
     io::write_file_atomically(path, svg);

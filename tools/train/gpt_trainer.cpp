@@ -7,6 +7,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "tools/train/gradient_underflow.h"
 #include "tools/train/precision_region.h"
 
 namespace tinyamp::train {
@@ -50,34 +51,14 @@ std::size_t block_of(const std::string& name, std::size_t n_layer)
     return std::size_t(std::stoll(name.substr(2, name.find('.', 2) - 2)));
 }
 
-// Per block, of the gradient elements nonzero in f32, the share that is zero in this mode.
+// Per block (and last: the rest), of the gradient elements nonzero in f32, the share that is zero
+// in this mode.
 std::vector<double> grad_underflow(GptRun& run, const Tensor& x, const Tensor& y)
 {
-    const nn::NamedTensors params = run.model->named_parameters();
-    const std::size_t groups = std::size_t(run.config.model.n_layer) + 1;
-    run.model->zero_grad();
-    run.loss_of(x, y, false).backward();
-    std::vector<std::vector<double>> reference;
-    for (const auto& [name, p] : params) reference.push_back(p.grad().to_vector());
-
-    run.model->zero_grad();
-    Tensor loss = run.loss_of(x, y, true);
-    if (run.scaler) loss = mul(loss, run.scaler->get_scale());
-    loss.backward();
-    std::vector<double> nonzero(groups, 0), lost(groups, 0);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        const std::size_t g = block_of(params[i].first, groups - 1);
-        const std::vector<double> grad = params[i].second.grad().to_vector();
-        for (std::size_t k = 0; k < grad.size(); ++k)
-            if (reference[i][k] != 0.0) {
-                ++nonzero[g];
-                lost[g] += (grad[k] == 0.0);
-            }
-    }
-    run.model->zero_grad();
-    std::vector<double> share(groups, 0);
-    for (std::size_t g = 0; g < groups; ++g) share[g] = nonzero[g] == 0 ? 0.0 : lost[g] / nonzero[g];
-    return share;
+    const std::size_t n_layer = std::size_t(run.config.model.n_layer);
+    return lost_gradient_shares(*run.model, [&](bool in_mode) { return run.loss_of(x, y, in_mode); },
+                                run.scaler ? run.scaler->get_scale() : 1.0, n_layer + 1,
+                                [n_layer](const std::string& name) { return block_of(name, n_layer); });
 }
 
 // The mean loss over fixed batches, in the mode's region, without autograd.

@@ -35,14 +35,11 @@ void print_epoch(const TrainConfig& config, const EpochStats& e)
     std::fflush(stdout);
 }
 
-// Medians, not means: one slow epoch on a noisy machine should not move the figure.
 double median_seconds(const TrainResult& r)
 {
     std::vector<double> s;
     for (const EpochStats& e : r.epochs) s.push_back(e.seconds);
-    if (s.empty()) return 0;
-    std::sort(s.begin(), s.end());
-    return s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+    return median(s);
 }
 
 // --model gpt: every mode asked for, one after another, then the comparison table, the CSV files

@@ -1,5 +1,6 @@
 #include "tools/train/progress.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -34,6 +35,14 @@ std::string format_bytes(std::int64_t bytes)
     else
         std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
     return text;
+}
+
+double median(std::vector<double> values)
+{
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace tinyamp::train

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace tinyamp::train {
 
@@ -25,5 +26,9 @@ private:
 
 /// "1.5 MiB", "512 B": bytes as a person reads them.
 std::string format_bytes(std::int64_t bytes);
+
+/// The median of \p values (0 for none): epoch and step times are quoted as medians, so one
+/// slow epoch on a noisy machine does not move the figure.
+double median(std::vector<double> values);
 
 }  // namespace tinyamp::train

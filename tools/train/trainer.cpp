@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "tools/train/gradient_underflow.h"
 #include "tools/train/precision_region.h"
 
 namespace tinyamp::train {
@@ -62,27 +63,9 @@ std::pair<std::int64_t, std::int64_t> count_zero_grads(const std::vector<Tensor>
 // one fixed batch and the current weights. The scaler's scale is applied as in training.
 double underflow_fraction(Run& run, const data::Batch& probe)
 {
-    const std::vector<Tensor> params = run.model->parameters();
-    run.model->zero_grad();
-    run.loss_of(probe.features, probe.labels, false).backward();
-    std::vector<std::vector<double>> reference;
-    for (const Tensor& p : params) reference.push_back(p.grad().to_vector());
-
-    run.model->zero_grad();
-    Tensor loss = run.loss_of(probe.features, probe.labels, true);
-    if (run.scaler) loss = mul(loss, run.scaler->get_scale());
-    loss.backward();
-    std::int64_t nonzero = 0, lost = 0;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        const std::vector<double> grad = params[i].grad().to_vector();
-        for (std::size_t k = 0; k < grad.size(); ++k)
-            if (reference[i][k] != 0.0) {
-                ++nonzero;
-                lost += (grad[k] == 0.0);
-            }
-    }
-    run.model->zero_grad();
-    return nonzero == 0 ? 0.0 : double(lost) / double(nonzero);
+    const auto loss_of = [&](bool in_mode) { return run.loss_of(probe.features, probe.labels, in_mode); };
+    return lost_gradient_shares(*run.model, loss_of, run.scaler ? run.scaler->get_scale() : 1.0, 1, [](const std::string&) { return 0; })
+        .front();
 }
 
 // Test loss and accuracy on the whole test set, in eval mode and this mode's autocast.
