@@ -7,9 +7,11 @@
 // 2. A training step (forward, backward, SGD) of an MLP 784 -> 2048 -> 2048 -> 10, batch 512, on
 //    CUDA in f32, f16 autocast + GradScaler, and bf16 autocast.
 // Every time is the median of its repetitions, each measured with CUDA events (GEMM) or to a
-// synchronizing read of the loss (training step), after warm-up runs.
+// synchronizing read of the loss (training step), after warm-up runs. With --pytorch-csv=FILE
+// (written by bench/cuda/pytorch_mlp_step.py just before, on the same GPU) the training table
+// also prints PyTorch's time for the same step and the ratio.
 //
-//   ./build-cuda/bench/cuda_bench [--quick]        (--quick: N up to 2048, fewer repetitions)
+//   ./build-cuda/bench/cuda_bench [--quick] [--pytorch-csv=FILE]   (--quick: N up to 2048, fewer repetitions)
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
@@ -18,6 +20,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -144,7 +148,24 @@ Mlp make_mlp(Generator& gen)
     return m;
 }
 
-void training_table(bool quick)
+// PyTorch's ms per step by mode, from the CSV of bench/cuda/pytorch_mlp_step.py ("mode,ms").
+std::map<std::string, double> read_pytorch_csv(const std::string& path)
+{
+    std::map<std::string, double> ms;
+    if (path.empty()) return ms;
+    std::ifstream in(path);
+    if (!in) {
+        std::fprintf(stderr, "cannot read %s (written by bench/cuda/pytorch_mlp_step.py --csv); PyTorch's column stays empty\n", path.c_str());
+        return ms;
+    }
+    for (std::string line; std::getline(in, line);) {
+        const auto comma = line.rfind(',');
+        if (comma != std::string::npos) ms[line.substr(0, comma)] = std::stod(line.substr(comma + 1));
+    }
+    return ms;
+}
+
+void training_table(bool quick, const std::map<std::string, double>& pytorch_ms)
 {
     Generator gen(7);
     const std::int64_t batch = 512;
@@ -155,7 +176,7 @@ void training_table(bool quick)
     const int steps = quick ? 10 : 50;
     std::printf("\nTraining step of an MLP 784-2048-2048-10, batch %lld, SGD; median of %d steps after 5 warm-up steps\n",
                 static_cast<long long>(batch), steps);
-    std::printf("%-26s %10s %12s %10s\n", "mode", "ms/step", "vs f32", "last loss");
+    std::printf("%-26s %10s %12s %10s %14s %18s\n", "mode", "ms/step", "vs f32", "last loss", "PyTorch ms", "tinyamp/PyTorch");
     double f32_ms = 0;
     for (const char* mode : {"f32", "f16 autocast + GradScaler", "bf16 autocast"}) {
         const bool is_f16 = std::strncmp(mode, "f16", 3) == 0, is_bf16 = std::strncmp(mode, "bf16", 4) == 0;
@@ -181,7 +202,11 @@ void training_table(bool quick)
         }
         const double ms = median(times);
         if (f32_ms == 0) f32_ms = ms;
-        std::printf("%-26s %10.2f %11.2fx %10.4f\n", mode, ms, f32_ms / ms, loss_value);
+        std::printf("%-26s %10.2f %11.2fx %10.4f", mode, ms, f32_ms / ms, loss_value);
+        if (const auto it = pytorch_ms.find(mode); it != pytorch_ms.end())
+            std::printf(" %14.3f %17.1fx\n", it->second, ms / it->second);
+        else
+            std::printf(" %14s %18s\n", "-", "-");
     }
 }
 
@@ -193,12 +218,24 @@ int main(int argc, char** argv)
         std::printf("SKIP: no CUDA device: %s\n", cuda_unavailable_reason().c_str());
         return 77;
     }
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    bool quick = false;
+    std::string pytorch_csv;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--quick")
+            quick = true;
+        else if (arg.rfind("--pytorch-csv=", 0) == 0)
+            pytorch_csv = arg.substr(std::strlen("--pytorch-csv="));
+        else {
+            std::fprintf(stderr, "unknown argument '%s'; use --quick and --pytorch-csv=FILE\n", arg.c_str());
+            return 2;
+        }
+    }
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     std::printf("tinyamp CUDA benchmark on %s (sm_%d%d, %.0f GiB)\n", prop.name, prop.major, prop.minor,
                 double(prop.totalGlobalMem) / (1 << 30));
     gemm_table(quick);
-    training_table(quick);
+    training_table(quick, read_pytorch_csv(pytorch_csv));
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/loss.h"
+#include "kernels/cuda/optimizer_step.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/softmax.h"
 #include "kernels/cuda/strided_copy.h"
@@ -56,5 +57,10 @@ void amp_foreach_non_finite_check_and_unscale_(const std::vector<GradBuffer>&, f
     absent("amp_foreach_non_finite_check_and_unscale_");
 }
 void amp_update_scale_(float*, std::int64_t*, const float*, double, double, std::int64_t, int) { absent("amp_update_scale_"); }
+
+void optimizer_step(const SgdRule<float>&, float*, const float*, float*, float*, std::int64_t, int) { absent("optimizer_step"); }
+void optimizer_step(const SgdRule<double>&, double*, const double*, double*, double*, std::int64_t, int) { absent("optimizer_step"); }
+void optimizer_step(const AdamRule<float>&, float*, const float*, float*, float*, std::int64_t, int) { absent("optimizer_step"); }
+void optimizer_step(const AdamRule<double>&, double*, const double*, double*, double*, std::int64_t, int) { absent("optimizer_step"); }
 
 }  // namespace tinyamp::kernels::cuda

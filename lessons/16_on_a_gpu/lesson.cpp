@@ -203,8 +203,8 @@ std::vector<Timing> step_train_and_time(lesson::Lesson& L, Generator& gen, Devic
     L.step("One training step, GPU against CPU; then time a bigger MLP");
     L.expect("The same step from the same weights gives the same loss on both devices: exactly up to the order\n"
              "of additions in f32, within f16's rounding under autocast. A bigger MLP (784-2048-2048-10, batch\n"
-             "512) shows the speed: on the GPU f16 and bf16 run on Tensor Cores. (tinyamp's optimizers update\n"
-             "GPU weights through a host copy, which costs part of each step.)");
+             "512) shows the speed: on the GPU f16 and bf16 run on Tensor Cores. (Each op launches its own\n"
+             "kernels one by one, so a small model's step is bound by launches, not by the Tensor Cores.)");
     const double worst_f32 = step_difference(gpu, host, small, false), worst_f16 = step_difference(gpu, host, small, true);
     L.check(worst_f32 < 1e-4, "f32: the GPU step matches the CPU step (loss and weights) to 1e-4");
     L.check(worst_f16 < 1e-2, "f16 autocast + GradScaler: the GPU step matches the CPU one within f16's rounding (1e-2)");

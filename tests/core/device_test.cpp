@@ -113,5 +113,8 @@ TEST_CASE("CUDA availability is reported consistently, and without a device CUDA
         } catch (const Error& e) {
             CHECK(e.kind() == ErrorKind::device);
         }
+        // The cache of freed GPU blocks is empty, and emptying it is harmless.
+        CHECK(cuda_cached_bytes() == 0);
+        CHECK_NOTHROW(cuda_empty_cache());
     }
 }

@@ -111,7 +111,7 @@ TEST_CASE("CUDA binary ops with broadcasting and scalars match the CPU in every 
     Generator gen(test::cuda_test_seed(21));
     for (DType d : {f32, f16, bf16, f64}) {
         INFO(dtype_name(d));
-        const Tensor a = random_cpu({5, 1, 37}, d, gen), b = random_cpu({3, 1}, d, gen);
+        const Tensor a = random_cpu({5, 1, 37}, d, gen), b = random_cpu({3, 1}, d, gen), c = random_cpu({5, 3}, d, gen);
         const Tensor b_pos = add(mul(b, b), 0.5);  // a safe divisor
         const Tensor ga = a.cuda(), gb = b.cuda(), gb_pos = b_pos.cuda();
         check_gpu_matches_cpu(add(ga, gb), add(a, b));
@@ -124,8 +124,8 @@ TEST_CASE("CUDA binary ops with broadcasting and scalars match the CPU in every 
         check_gpu_matches_cpu(neg(ga), neg(a));
         check_gpu_matches_cpu(relu(ga), relu(a));
         check_gpu_matches_cpu(pow(gb_pos, ga), pow(b_pos, a), 4.0);
-        // A transposed operand is read through its strides.
-        check_gpu_matches_cpu(add(ga.transpose(0, 2), gb.t()), add(a.transpose(0, 2), b.t()));
+        // Transposed operands are read through their strides: [37, 1, 5] + [3, 5] -> [37, 3, 5].
+        check_gpu_matches_cpu(add(ga.transpose(0, 2), c.cuda().t()), add(a.transpose(0, 2), c.t()));
     }
     // Mixed dtypes promote as on the CPU; i64 arithmetic stays exact.
     const Tensor x = random_cpu({9, 4}, f16, gen), y = random_cpu({4}, f32, gen);

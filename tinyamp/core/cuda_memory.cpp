@@ -3,6 +3,11 @@
 
 #include <cuda_runtime.h>
 
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "tinyamp/core/block_cache.h"
 #include "tinyamp/core/error.h"
 
 namespace tinyamp {
@@ -44,11 +49,49 @@ void check_index(int device_index)
                   "; use Device::cpu() or a valid index");
 }
 
+// One cache of freed blocks per GPU (core/block_cache.h). Unbounded, as PyTorch's: a training
+// step needs the same blocks again, and an out-of-memory empties the cache before it gives up.
+void free_on_current_device(void* pointer) { cudaFree(pointer); }
+using DeviceBlockCache = detail::BlockCache<void (*)(void*)>;
+constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
+
+DeviceBlockCache& block_cache(int device_index)
+{
+    // Never destroyed: at exit the CUDA runtime may already be torn down, and the driver frees
+    // the process's memory anyway. Made on the first use, one per device the probe found.
+    static auto* caches = [] {
+        auto* made = new std::vector<std::unique_ptr<DeviceBlockCache>>();
+        for (int i = 0; i < probe().count; ++i)
+            made->push_back(std::make_unique<DeviceBlockCache>(kUnbounded, kUnbounded, &free_on_current_device));
+        return made;
+    }();
+    return *caches->at(std::size_t(device_index));
+}
+
+// cudaMalloc returns 256-byte aligned blocks; sizes rounded up to 512 bytes (as PyTorch) match
+// the same block for tensors of nearly the same size.
+std::size_t rounded_block_bytes(std::int64_t nbytes) { return std::size_t((nbytes + 511) / 512 * 512); }
+
 }  // namespace
 
 bool cuda_built() { return true; }
 int cuda_device_count() { return probe().count; }
 std::string cuda_unavailable_reason() { return probe().reason; }
+
+std::int64_t cuda_cached_bytes(int device_index)
+{
+    if (probe().count == 0) return 0;  // nothing can be cached without a GPU
+    check_index(device_index);
+    return std::int64_t(block_cache(device_index).cached_bytes());
+}
+
+void cuda_empty_cache()
+{
+    for (int i = 0; i < probe().count; ++i) {
+        cudaSetDevice(i);
+        block_cache(i).release_all();
+    }
+}
 
 namespace cuda_memory {
 
@@ -56,17 +99,26 @@ void* allocate(std::int64_t nbytes, int device_index)
 {
     check_index(device_index);
     check_cuda(cudaSetDevice(device_index), "cudaSetDevice");
+    DeviceBlockCache& cache = block_cache(device_index);
+    const std::size_t bytes = rounded_block_bytes(nbytes);
+    if (void* cached = cache.take(bytes)) return cached;
     void* pointer = nullptr;
-    const cudaError_t err = cudaMalloc(&pointer, std::size_t(nbytes));
+    cudaError_t err = cudaMalloc(&pointer, bytes);
+    if (err == cudaErrorMemoryAllocation) {  // the cached blocks may be what is missing
+        cudaGetLastError();                   // clear the error before trying again
+        cache.release_all();
+        err = cudaMalloc(&pointer, bytes);
+    }
+    if (err != cudaSuccess) cudaGetLastError();
     TINYAMP_CHECK(err == cudaSuccess, device, "out of memory on cuda:", device_index, " allocating ", nbytes,
                   " bytes (", cudaGetErrorString(err), "); use smaller tensors or batches");
     return pointer;
 }
 
-void release(void* pointer, int device_index) noexcept
+void release(void* pointer, std::int64_t nbytes, int device_index) noexcept
 {
     cudaSetDevice(device_index);
-    cudaFree(pointer);
+    block_cache(device_index).give_back(pointer, rounded_block_bytes(nbytes));
 }
 
 void copy(void* dst, Device dst_device, const void* src, Device src_device, std::int64_t nbytes)

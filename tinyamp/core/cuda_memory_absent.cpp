@@ -14,6 +14,8 @@ constexpr const char* kReason =
 bool cuda_built() { return false; }
 int cuda_device_count() { return 0; }
 std::string cuda_unavailable_reason() { return kReason; }
+std::int64_t cuda_cached_bytes(int) { return 0; }
+void cuda_empty_cache() {}
 
 namespace cuda_memory {
 
@@ -23,7 +25,7 @@ void* allocate(std::int64_t, int device_index)
                  "; install the CUDA toolkit and reconfigure, or use Device::cpu()");
 }
 
-void release(void*, int) noexcept {}
+void release(void*, std::int64_t, int) noexcept {}
 
 void copy(void* dst, Device dst_device, const void* src, Device src_device, std::int64_t nbytes)
 {

@@ -46,5 +46,12 @@ bool cuda_built();
 int cuda_device_count();
 /// Why no CUDA device can be used ("" when one can); error messages quote it.
 std::string cuda_unavailable_reason();
+/// Bytes that GPU \p device_index holds in tinyamp's cache of freed blocks (torch.cuda's
+/// memory_reserved() less memory_allocated()); 0 without the backend or a GPU, and before any GPU
+/// tensor was freed. An index that names no GPU of this machine (when it has one) is Error(device).
+std::int64_t cuda_cached_bytes(int device_index = 0);
+/// Frees every cached block of every GPU (cudaFree), as torch.cuda.empty_cache(): the memory
+/// becomes available to other programs. Tensors alive are not touched. Does nothing without CUDA.
+void cuda_empty_cache();
 
 }  // namespace tinyamp

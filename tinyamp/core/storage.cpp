@@ -8,9 +8,8 @@
 #include <mutex>
 #include <ostream>
 #include <sstream>
-#include <unordered_map>
-#include <vector>
 
+#include "tinyamp/core/block_cache.h"
 #include "tinyamp/core/cuda_memory.h"
 #include "tinyamp/core/error.h"
 
@@ -74,63 +73,21 @@ private:
     std::map<DeviceKey, MemoryStats> by_device_;  // the CUDA devices
 };
 
-// Freed CPU blocks kept for reuse, by size (rounded up to 64 bytes). A training step frees and
-// allocates blocks of the same sizes again and again, and aligned_alloc / free of them (glibc
-// consolidates its free lists for every large request) costs more than the work on a small
-// tensor. Bounded in total; turned off under the sanitizers so they still see every free.
-// The memory counters above are not affected: they count storages, not blocks.
-class CpuBlockCache {
-public:
-    CpuBlockCache(const CpuBlockCache&) = delete;
-    CpuBlockCache& operator=(const CpuBlockCache&) = delete;
-    CpuBlockCache() = default;
-    ~CpuBlockCache()
-    {
-        for (auto& [bytes, list] : blocks_)
-            for (void* p : list) std::free(p);
-    }
-    /// A cached block of exactly `bytes`, or null.
-    void* take(std::size_t bytes)
-    {
-        if (!kEnabled) return nullptr;
-        std::lock_guard lock(mutex_);
-        const auto it = blocks_.find(bytes);
-        if (it == blocks_.end() || it->second.empty()) return nullptr;
-        void* p = it->second.back();
-        it->second.pop_back();
-        cached_bytes_ -= bytes;
-        return p;
-    }
-    /// Keeps `p` for reuse, or frees it when the cache is full or the block too big.
-    void give_back(void* p, std::size_t bytes)
-    {
-        if (kEnabled && bytes <= kMaxBlockBytes) {
-            std::lock_guard lock(mutex_);
-            if (cached_bytes_ + bytes <= kMaxCachedBytes) {
-                blocks_[bytes].push_back(p);
-                cached_bytes_ += bytes;
-                return;
-            }
-        }
-        std::free(p);
-    }
-
-private:
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    static constexpr bool kEnabled = false;
-#else
-    static constexpr bool kEnabled = true;
-#endif
-    static constexpr std::size_t kMaxCachedBytes = std::size_t(64) << 20;
-    static constexpr std::size_t kMaxBlockBytes = std::size_t(16) << 20;
-    std::mutex mutex_;
-    std::unordered_map<std::size_t, std::vector<void*>> blocks_;
-    std::size_t cached_bytes_ = 0;
-};
+// Freed CPU blocks kept for reuse (core/block_cache.h says why), by size rounded up to 64 bytes.
+// Bounded in total; turned off under the sanitizers so they still see every free.
+void free_cpu_block(void* p) { std::free(p); }
+using CpuBlockCache = detail::BlockCache<void (*)(void*)>;
 
 CpuBlockCache& block_cache()
 {
-    static CpuBlockCache instance;  // made by the first Storage, so it outlives them all (see ledger())
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    constexpr std::size_t kMaxCachedBytes = 0;
+#else
+    constexpr std::size_t kMaxCachedBytes = std::size_t(64) << 20;
+#endif
+    constexpr std::size_t kMaxBlockBytes = std::size_t(16) << 20;
+    // Made by the first Storage, so it outlives them all (see ledger()).
+    static CpuBlockCache instance(kMaxCachedBytes, kMaxBlockBytes, &free_cpu_block);
     return instance;
 }
 
@@ -246,7 +203,7 @@ Storage::~Storage()
         if (device_.is_cpu())
             block_cache().give_back(data_, cpu_block_bytes(nbytes_));
         else
-            cuda_memory::release(data_, device_.index());
+            cuda_memory::release(data_, nbytes_, device_.index());
     }
     ledger().on_release(device_, dtype_, nbytes_);
 }

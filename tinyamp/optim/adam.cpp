@@ -7,6 +7,9 @@
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {
+using detail::AdamRule;
+using detail::AdamScalars;
+
 namespace {
 
 void check(const AdamOptions& o)
@@ -53,23 +56,16 @@ void Adam::apply_update()
         const double bias_correction1 = 1 - std::pow(o.beta1, t);
         const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
         const double step_size = lr / bias_correction1;
-        const double wd = o.weight_decay;
-        // The same operations as PyTorch's single-tensor Adam, in the same order: g.add(p, alpha=wd)
-        // (Adam) or p.mul_(1 - lr wd) (AdamW); exp_avg.lerp_(g, 1 - b1); exp_avg_sq.mul_(b2)
-        // .addcmul_(g, g, 1 - b2); p.addcdiv_(m, sqrt(v) / bc2_sqrt + eps, -step_size). The scalars
-        // are rounded to the parameter's dtype as PyTorch rounds them, and the add with alpha,
-        // lerp and addcmul are fused multiply-adds as in PyTorch's CPU kernels (addcdiv is not).
-        detail::update_elements(p, p.grad(), state["exp_avg"], state["exp_avg_sq"], [&](auto& w, auto grad, auto& m, auto& v) {
-            using T = std::remove_reference_t<decltype(w)>;
-            T g = grad;
-            if (decoupled_)
-                w *= T(1 - lr * wd);  // AdamW: decay the weight itself
-            else if (wd != 0)
-                g = detail::add_scaled(g, T(wd), w);  // Adam: L2, through the gradient
-            m = detail::lerp(m, g, T(1 - o.beta1));
-            v = std::fma(T(1 - o.beta2) * g, g, v * T(o.beta2));  // addcmul: (value * g) * g + v, fused
-            w += T(-step_size) * m / (std::sqrt(v) / T(bias_correction2_sqrt) + T(o.eps));
-        });
+        // PyTorch's single-tensor Adam, operation for operation (kernels/optimizer_rules.h, AdamRule).
+        const AdamScalars scalars{.lr = lr,
+                                  .beta1 = o.beta1,
+                                  .beta2 = o.beta2,
+                                  .eps = o.eps,
+                                  .weight_decay = o.weight_decay,
+                                  .bias_correction2_sqrt = bias_correction2_sqrt,
+                                  .step_size = step_size,
+                                  .decoupled = decoupled_};
+        detail::update_elements<AdamRule>(p, p.grad(), state["exp_avg"], state["exp_avg_sq"], scalars);
     });
 }
 

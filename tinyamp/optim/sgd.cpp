@@ -5,6 +5,9 @@
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {
+using detail::SgdRule;
+using detail::SgdScalars;
+
 namespace {
 
 void check(const SGDOptions& o)
@@ -26,28 +29,17 @@ void SGD::apply_update()
     NoGradGuard no_grad;
     const SGDOptions o = options_;
     for_each_param_with_grad([&](const ParamGroup& group, const Tensor& p, std::size_t index) {
-        const double lr = group.lr;
-        // PyTorch's single-tensor SGD, operation for operation, each add with alpha fused as
-        // PyTorch's CPU kernels fuse it (detail::add_scaled): d = grad.add(p, alpha=wd) (skipped
-        // for wd == 0); buf.mul_(momentum).add_(d, alpha=1 - dampening); d.add(buf, alpha=momentum)
-        // for nesterov; p.add_(d, alpha=-lr).
-        const auto decayed = [&](auto g, auto w) { return o.weight_decay != 0 ? detail::add_scaled(g, decltype(g)(o.weight_decay), w) : g; };
+        // PyTorch's single-tensor SGD, operation for operation (kernels/optimizer_rules.h, SgdRule).
+        SgdScalars scalars{.lr = group.lr, .weight_decay = o.weight_decay, .momentum = o.momentum, .dampening = o.dampening,
+                           .nesterov = o.nesterov, .first = false};
         if (o.momentum == 0) {
-            detail::update_elements(p, p.grad(), Tensor(), Tensor(), [&](auto& w, auto g, auto&, auto&) {
-                using T = std::remove_reference_t<decltype(w)>;
-                w = detail::add_scaled(w, T(-lr), decayed(g, w));
-            });
+            detail::update_elements<SgdRule>(p, p.grad(), Tensor(), Tensor(), scalars);
             return;
         }
         auto& state = state_at(index);
-        const bool first = !state.count("momentum_buffer");
-        if (first) state["momentum_buffer"] = zeros_like(p);
-        detail::update_elements(p, p.grad(), state["momentum_buffer"], Tensor(), [&](auto& w, auto g, auto& buf, auto&) {
-            using T = std::remove_reference_t<decltype(w)>;
-            const T d = decayed(g, w);
-            buf = first ? d : detail::add_scaled(buf * T(o.momentum), T(1 - o.dampening), d);
-            w = detail::add_scaled(w, T(-lr), o.nesterov ? detail::add_scaled(d, T(o.momentum), buf) : buf);
-        });
+        scalars.first = !state.count("momentum_buffer");
+        if (scalars.first) state["momentum_buffer"] = zeros_like(p);
+        detail::update_elements<SgdRule>(p, p.grad(), state["momentum_buffer"], Tensor(), scalars);
     });
 }
 

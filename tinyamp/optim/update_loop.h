@@ -2,41 +2,32 @@
 /// \file
 /// The element loop the optimizers share (namespace tinyamp::optim::detail, not user API).
 ///
-/// update_elements calls fn(p[i], g[i], s0[i], s1[i]) over a parameter, its gradient and up to
-/// two state tensors of the same shape. A plain loop over contiguous memory, not a chain of tensor
-/// ops: one pass, no temporaries.
+/// update_elements<Rule>(param, grad, s0, s1, scalars) applies one optimizer's rule
+/// (kernels/optimizer_rules.h: SgdRule, AdamRule) to every element of a parameter, its gradient
+/// and up to two state tensors of the same shape: rule(p[i], g[i], s0[i], s1[i]). One pass over
+/// contiguous memory, not a chain of tensor ops: no temporaries.
 ///
-/// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. f32/f64
-/// parameters are updated in their own memory. Anything else (an f16/bf16 parameter or state, a
-/// CUDA tensor, a transposed leaf) is copied into a contiguous CPU tensor of the opmath type,
-/// updated there and copied back with copy_, which rounds once into the tensor's own dtype.
+/// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. Where the
+/// parameter, its gradient and its states all have that dtype, are contiguous and live on one
+/// device, they are updated in their own memory: on the CPU by a plain loop, on a GPU by one
+/// kernel launch (kernels/cuda/optimizer_step.h) with the same rule. Anything else (an f16/bf16
+/// parameter or state, a transposed leaf, a gradient on another device) is copied into contiguous
+/// CPU tensors of the opmath type, updated there and copied back with copy_, which rounds once
+/// into the tensor's own dtype.
 ///
 /// Master weights should stay f32 all the same (use amp::autocast for low-precision compute): an
 /// update below half an ulp of an f16 weight rounds away (p - lr*g == p; for p near 1, below 0.00024).
 
-#include <cmath>
-
+#include "kernels/cuda/optimizer_step.h"
+#include "kernels/optimizer_rules.h"
 #include "tinyamp/core/layout.h"
 
 namespace tinyamp::optim::detail {
 
-/// PyTorch's `a.add_(b, alpha=alpha)`: a + alpha * b with one rounding. PyTorch's AVX2 and
-/// AVX-512 CPU kernels (what any x86-64 CPU of the last decade runs) compute it as a fused
-/// multiply-add, so tinyamp does too, on every CPU; std::fma is exact by definition.
-template <class T>
-T add_scaled(T a, T alpha, T b)
-{
-    return std::fma(alpha, b, a);
-}
-
-/// PyTorch's lerp (ATen/native/Lerp.h), which Adam uses for its first moment: a + w (b - a),
-/// written from the other end when w is large so that w == 1 gives exactly b; fused as
-/// PyTorch's vectorized kernel fuses it (fmadd(w or w - 1, b - a, a or b)).
-template <class T>
-T lerp(T a, T b, T w)
-{
-    return std::abs(w) < T(0.5) ? std::fma(w, b - a, a) : std::fma(w - T(1), b - a, b);
-}
+using kernels::AdamRule;
+using kernels::AdamScalars;
+using kernels::SgdRule;
+using kernels::SgdScalars;
 
 /// `t` itself when it is CPU, contiguous and of `dtype`; else a copy that is.
 inline Tensor workable(const Tensor& t, DType dtype)
@@ -45,11 +36,18 @@ inline Tensor workable(const Tensor& t, DType dtype)
     return layout::clone(layout::convert(layout::to_device(t, Device::cpu()), dtype));
 }
 
-/// Runs fn(p, g, s0, s1) on every element, as the file describes. A non-float parameter is a
+/// True when `t` (if defined) can be updated where it is by the GPU kernel: contiguous, of
+/// `dtype`, on `device`.
+inline bool updatable_on(const Tensor& t, Device device, DType dtype)
+{
+    return !t.defined() || (t.device() == device && t.is_contiguous() && t.dtype() == dtype);
+}
+
+/// Runs Rule<T>(scalars) on every element, as the file describes. A non-float parameter is a
 /// dtype Error; a gradient or state of another shape is a shape Error. Undefined states pass a
-/// dummy 0 to fn.
-template <class Fn>
-void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1, Fn&& fn)
+/// dummy 0 to the rule.
+template <template <class> class Rule, class Scalars>
+void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1, const Scalars& scalars)
 {
     TINYAMP_CHECK(is_floating_point(param.dtype()), dtype, "optimizer: parameter '", param.name(), "' is ", dtype_name(param.dtype()),
                   "; only floating point tensors can be trained");
@@ -58,9 +56,24 @@ void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, 
                       shape_str(param.shape()), " but its ", t == &grad ? "gradient" : "optimizer state", " has ",
                       shape_str(t->shape()), "; make a new optimizer after changing a parameter's shape");
     const DType opmath = param.dtype() == DType::f64 ? DType::f64 : DType::f32;
+    if (param.device().is_cuda() && updatable_on(param, param.device(), opmath) && updatable_on(grad, param.device(), opmath) &&
+        updatable_on(s0, param.device(), opmath) && updatable_on(s1, param.device(), opmath)) {
+        auto on_gpu = [&]<class T>(T*) {
+            const auto state = [](const Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+            kernels::cuda::optimizer_step(Rule<T>(scalars), param.data_ptr<T>(), grad.data_ptr<T>(), state(s0), state(s1), param.numel(),
+                                          param.device().index());
+        };
+        if (opmath == DType::f32)
+            on_gpu(static_cast<float*>(nullptr));
+        else
+            on_gpu(static_cast<double*>(nullptr));
+        param.storage()->bump_version();  // an in-place write, as on the CPU below
+        return;
+    }
     const Tensor p = workable(param, opmath), g = workable(grad, opmath);
     const Tensor a = workable(s0, opmath), b = workable(s1, opmath);
     auto run = [&]<class T>(T*) {
+        const Rule<T> fn(scalars);
         T* pp = p.data_ptr<T>();
         const T* gp = g.data_ptr<T>();
         T* ap = a.defined() ? a.data_ptr<T>() : nullptr;
