@@ -107,7 +107,7 @@ std::optional<CpuFeatures> cap_cpu_features(const CpuFeatures& detected, std::st
     CpuFeatures f = detected;
     if (setting == "amx") return f;
     f.amx_bf16 = false;
-    if (setting.empty()) {  // unset: everything but an AMX not yet verified on hardware
+    if (setting.empty()) {  // unset: everything, AMX too unless kAmxOnByDefault is false
         f.amx_bf16 = kAmxOnByDefault && detected.amx_bf16;
         return f;
     }
@@ -147,7 +147,7 @@ std::string amx_status(const CpuFeatures& detected, const CpuFeatures& in_use, s
     if (!detected.amx_bf16) return "not available: " + amx_unavailable_reason();
     if (in_use.amx_bf16) return "in use (the amx GEMM tier)";
     if (setting.empty())
-        return kAmxOnByDefault ? "available but off" : "available but off: its GEMM tier is not yet verified on an AMX CPU (TINYAMP_CPU=amx turns it on)";
+        return kAmxOnByDefault ? "available but off" : "available but off: kAmxOnByDefault is false (TINYAMP_CPU=amx turns it on)";
     return "available, left out by TINYAMP_CPU=" + std::string(setting);
 }
 

@@ -9,9 +9,10 @@
 //   amx         everything this CPU has, AMX tiles included
 // A cap never adds what the CPU lacks. Any other value is ignored with a warning on stderr.
 //
-// AMX is off unless TINYAMP_CPU=amx asks for it (kAmxOnByDefault): its GEMM tier has been tested
-// on an emulation of the tile instructions (gemm_amx_tiles.h) but not yet on a CPU that has them.
-// The first machine with AMX runs its tests (they run wherever the CPU has AMX) and turns it on.
+// AMX is used wherever the CPU and Linux allow it (kAmxOnByDefault). Its GEMM tier was written and
+// tested on an emulation of the tile instructions (gemm_amx_tiles.h), then on 2026-11-26 its tests,
+// the whole test suite, the tour and the training tests passed on an Intel Xeon with AMX (docs/
+// benchmarks.md), which turned it on. TINYAMP_CPU=avx512bf16 leaves it out.
 // TINYAMP_DEBUG=1 prints, once, what was detected and why AMX is or is not used.
 
 #include <optional>
@@ -30,9 +31,9 @@ struct CpuFeatures {
     std::string str() const;  ///< e.g. "f16c avx2 fma avx512f avx512bf16 amx" or "portable"
 };
 
-/// Whether the AMX tier is used without TINYAMP_CPU=amx. False until its tests have passed on a
-/// CPU with AMX (see the top of this file).
-inline constexpr bool kAmxOnByDefault = false;
+/// Whether the AMX tier is used without TINYAMP_CPU=amx: true since its tests passed on a CPU with
+/// AMX (see the top of this file); false would keep it for TINYAMP_CPU=amx alone.
+inline constexpr bool kAmxOnByDefault = true;
 
 /// The features tinyamp may use: what the CPU has, capped by TINYAMP_CPU (read once).
 const CpuFeatures& cpu_features();
