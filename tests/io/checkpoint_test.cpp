@@ -125,6 +125,51 @@ TEST_CASE("checkpoint: the file is a safetensors state_dict with the training st
     CHECK(file.metadata.at("grad_scaler").find("\"scale\"") != std::string::npos);
     CHECK(file.metadata.at("optimizer").find("\"momentum_buffer\"") != std::string::npos);
     CHECK(file.metadata.at("lr_scheduler").find("\"last_epoch\":1") != std::string::npos);
+    CHECK(file.metadata.at("lr_scheduler").find("\"type\":\"StepLR\"") != std::string::npos);
+    CHECK(file.metadata.at("step") == "0");
+}
+
+TEST_CASE("checkpoint: LambdaLR and CosineAnnealingLR states and the step count round trip; another scheduler type is refused")
+{
+    const test::TempDir dir;
+    const std::string path = dir.file("schedulers.safetensors");
+    const auto factor = [](std::int64_t it) { return it < 3 ? double(it + 1) / 3.0 : 0.5; };
+    Training saved(1);
+    optim::LambdaLR lambda(*saved.optimizer, factor);
+    for (int i = 0; i < 4; ++i) lambda.step();
+    io::save_checkpoint(path, {.model = saved.model.get(), .optimizer = saved.optimizer.get(), .scheduler = &lambda, .step = 4});
+    const io::SafetensorsFile file = io::load_safetensors(path);
+    CHECK(file.metadata.at("lr_scheduler").find("\"type\":\"LambdaLR\"") != std::string::npos);
+    CHECK(file.metadata.at("step") == "4");
+
+    Training loaded(2);
+    optim::LambdaLR lambda_loaded(*loaded.optimizer, factor);
+    io::TrainingState state{.model = loaded.model.get(), .optimizer = loaded.optimizer.get(), .scheduler = &lambda_loaded};
+    io::load_checkpoint(path, state);
+    CHECK(state.step == 4);
+    CHECK(lambda_loaded.last_epoch() == 4);
+    CHECK(loaded.optimizer->param_groups()[0].lr == saved.optimizer->param_groups()[0].lr);
+
+    // A CosineAnnealingLR saved and loaded the same way.
+    Training cosine_saved(3), cosine_loaded(4);
+    optim::CosineAnnealingLR cosine(*cosine_saved.optimizer, 10, 0.01);
+    for (int i = 0; i < 3; ++i) cosine.step();
+    io::save_checkpoint(path, {.model = cosine_saved.model.get(), .scheduler = &cosine});
+    optim::CosineAnnealingLR cosine_target(*cosine_loaded.optimizer, 10, 0.01);
+    io::TrainingState cosine_state{.model = cosine_loaded.model.get(), .scheduler = &cosine_target};
+    io::load_checkpoint(path, cosine_state);
+    CHECK(cosine_target.last_epoch() == 3);
+    CHECK(cosine_state.step == 0);
+
+    // The file holds a CosineAnnealingLR; a StepLR given for it is refused, and nothing changes.
+    Training other(5);
+    const auto before = other.values();
+    io::TrainingState mismatch = other.state();
+    mismatch.scaler = nullptr;
+    mismatch.optimizer = nullptr;
+    const std::string message = test::error_message([&] { io::load_checkpoint(path, mismatch); }, ErrorKind::value);
+    CHECK(message.find("holds a CosineAnnealingLR state but the scheduler given is a StepLR") != std::string::npos);
+    CHECK(other.values() == before);
 }
 
 TEST_CASE("checkpoint: a plain safetensors state_dict (as PyTorch writes) loads into the model alone")

@@ -8,6 +8,8 @@
 
 #include <tinyamp/tinyamp.h>
 
+#include "tests/support/expect_error.h"
+#include "tests/support/temp_dir.h"
 #include "tools/train/gpt_trainer.h"
 
 using namespace tinyamp;
@@ -166,4 +168,39 @@ TEST_CASE("gpt: composite attention stores the logits in f16: a large init overf
     CHECK(f.attention_logits.f16_overflow > 0);  // the values exist either way; only where they are stored differs
     CHECK(std::isfinite(fused.evals.back().val_loss));
     CHECK_FALSE(std::isfinite(composite.evals.back().val_loss));
+}
+
+TEST_CASE("gpt: a run stopped at a checkpoint and resumed ends exactly as one that never stopped")
+{
+    const test::TempDir dir;
+    const std::string path = dir.file("gpt.safetensors");
+    GptTrainConfig straight = short_run(Mode::f16_scaler, 12);  // the scaler's state and the LR schedule must come back too
+    straight.eval_interval = 6;
+    straight.sample_chars = 0;
+    const GptResult whole = run_gpt_training(straight);
+
+    GptTrainConfig first = straight;
+    first.steps = 6;
+    first.checkpoint_path = path;
+    (void)run_gpt_training(first);  // saves at its evaluation, after step 6
+
+    GptTrainConfig second = straight;
+    second.resume_path = path;
+    const GptResult resumed = run_gpt_training(second);
+    CHECK(resumed.first_step == 7);
+    REQUIRE(resumed.steps.size() == 6);
+    for (std::size_t i = 0; i < resumed.steps.size(); ++i) {
+        CHECK(resumed.steps[i].step == whole.steps[i + 6].step);
+        CHECK(resumed.steps[i].loss == whole.steps[i + 6].loss);  // the same batches, weights and learning rate
+        CHECK(resumed.steps[i].lr == whole.steps[i + 6].lr);
+        CHECK(resumed.steps[i].scale == whole.steps[i + 6].scale);
+    }
+    CHECK(resumed.evals.back().val_loss == whole.evals.back().val_loss);
+
+    // Asking for fewer steps than the checkpoint holds is refused, naming both.
+    GptTrainConfig too_short = straight;
+    too_short.steps = 4;
+    too_short.resume_path = path;
+    const std::string message = test::error_message([&] { (void)run_gpt_training(too_short); }, ErrorKind::value);
+    CHECK(message.find("is at step 6, beyond --steps 4") != std::string::npos);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -115,23 +116,76 @@ optim::OptimizerStateDict optimizer_from_json(const json& j)
 
 // ---------------------------------------------------------------- scaler and scheduler
 
-json scheduler_to_json(const optim::StepLR& s)
+// A scheduler's state, of whichever of the three types it is; "type" names it in the file.
+using SchedulerState = std::variant<optim::StepLRState, optim::CosineAnnealingLRState, optim::LambdaLRState>;
+
+const char* scheduler_type(const optim::LRScheduler& s)
 {
-    const optim::StepLRState st = s.state_dict();
-    return {{"last_epoch", st.last_epoch}, {"base_lrs", st.base_lrs}, {"step_size", st.step_size}, {"gamma", st.gamma}};
+    if (dynamic_cast<const optim::StepLR*>(&s)) return "StepLR";
+    if (dynamic_cast<const optim::CosineAnnealingLR*>(&s)) return "CosineAnnealingLR";
+    if (dynamic_cast<const optim::LambdaLR*>(&s)) return "LambdaLR";
+    TINYAMP_FAIL(value, "save_checkpoint: this LR scheduler type cannot be saved (StepLR, CosineAnnealingLR and LambdaLR can)");
 }
 
-optim::StepLRState scheduler_from_json(const json& j)
+json scheduler_to_json(const optim::LRScheduler& s)
+{
+    json j{{"type", scheduler_type(s)}, {"last_epoch", s.last_epoch()}, {"base_lrs", s.base_lrs()}};
+    if (const auto* step = dynamic_cast<const optim::StepLR*>(&s)) {
+        j["step_size"] = step->state_dict().step_size;
+        j["gamma"] = step->state_dict().gamma;
+    } else if (const auto* cosine = dynamic_cast<const optim::CosineAnnealingLR*>(&s)) {
+        j["T_max"] = cosine->state_dict().T_max;
+        j["eta_min"] = cosine->state_dict().eta_min;
+    }
+    return j;
+}
+
+// Decodes the file's scheduler state for `given`, which must be of the file's type.
+SchedulerState scheduler_from_json(const json& j, const optim::LRScheduler& given, const std::string& path)
 {
     TINYAMP_CHECK(j.is_object() && j.contains("last_epoch") && j["last_epoch"].is_number_integer() && j.contains("base_lrs") &&
-                      j["base_lrs"].is_array() && j.contains("step_size") && j["step_size"].is_number_integer() && j.contains("gamma"),
-                  io, "lr_scheduler state: expected {\"last_epoch\", \"base_lrs\", \"step_size\", \"gamma\"}");
-    optim::StepLRState st;
-    st.last_epoch = j["last_epoch"].get<std::int64_t>();
-    st.step_size = j["step_size"].get<std::int64_t>();
-    st.gamma = number_from_json(j["gamma"], "lr_scheduler gamma");
-    for (const json& lr : j["base_lrs"]) st.base_lrs.push_back(number_from_json(lr, "lr_scheduler base_lrs"));
-    return st;
+                      j["base_lrs"].is_array() && (!j.contains("type") || j["type"].is_string()),
+                  io, "lr_scheduler state: expected {\"type\", \"last_epoch\", \"base_lrs\", ...}");
+    const std::string type = j.value("type", std::string("StepLR"));  // files saved before "type" hold a StepLR
+    TINYAMP_CHECK(type == scheduler_type(given), value, "checkpoint '", path, "' holds a ", type, " state but the scheduler given is a ",
+                  scheduler_type(given), "; make the same kind of scheduler as the run that saved it");
+    const auto last_epoch = j["last_epoch"].get<std::int64_t>();
+    std::vector<double> base_lrs;
+    for (const json& lr : j["base_lrs"]) base_lrs.push_back(number_from_json(lr, "lr_scheduler base_lrs"));
+    const auto integer = [&](const char* key) {
+        TINYAMP_CHECK(j.contains(key) && j[key].is_number_integer(), io, "lr_scheduler state: a ", type, " needs an integer \"", key, "\"");
+        return j[key].get<std::int64_t>();
+    };
+    const auto number = [&](const char* key) {
+        TINYAMP_CHECK(j.contains(key), io, "lr_scheduler state: a ", type, " needs \"", key, "\"");
+        return number_from_json(j[key], std::string("lr_scheduler ") + key);
+    };
+    if (type == "StepLR") return optim::StepLRState{last_epoch, base_lrs, integer("step_size"), number("gamma")};
+    if (type == "CosineAnnealingLR") return optim::CosineAnnealingLRState{last_epoch, base_lrs, integer("T_max"), number("eta_min")};
+    return optim::LambdaLRState{last_epoch, base_lrs};
+}
+
+void load_scheduler(optim::LRScheduler& s, const SchedulerState& state)
+{
+    if (const auto* st = std::get_if<optim::StepLRState>(&state)) dynamic_cast<optim::StepLR&>(s).load_state_dict(*st);
+    if (const auto* st = std::get_if<optim::CosineAnnealingLRState>(&state)) dynamic_cast<optim::CosineAnnealingLR&>(s).load_state_dict(*st);
+    if (const auto* st = std::get_if<optim::LambdaLRState>(&state)) dynamic_cast<optim::LambdaLR&>(s).load_state_dict(*st);
+}
+
+// A non-negative integer of the metadata ("epoch", "step"); 0 when the key is absent and not
+// `required`.
+std::int64_t counter_from_metadata(const std::map<std::string, std::string>& meta, const char* key, bool required, const std::string& path)
+{
+    if (!meta.count(key) && !required) return 0;
+    const std::string& text = meta.count(key) ? meta.at(key) : "";
+    std::int64_t value = 0;
+    std::size_t used = 0;
+    try {
+        value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+    }
+    TINYAMP_CHECK(!text.empty() && used == text.size() && value >= 0, io, "checkpoint '", path, "': bad ", key, " '", text, "'");
+    return value;
 }
 
 json parse_json(const std::map<std::string, std::string>& metadata, const std::string& key, const std::string& path)
@@ -149,7 +203,8 @@ json parse_json(const std::map<std::string, std::string>& metadata, const std::s
 void save_checkpoint(const std::string& path, const TrainingState& state)
 {
     TINYAMP_CHECK(state.model != nullptr, value, "save_checkpoint: TrainingState.model is required");
-    std::map<std::string, std::string> metadata{{"format", kFormat}, {"epoch", std::to_string(state.epoch)}};
+    std::map<std::string, std::string> metadata{
+        {"format", kFormat}, {"epoch", std::to_string(state.epoch)}, {"step", std::to_string(state.step)}};
     if (state.optimizer) metadata["optimizer"] = optimizer_to_json(state.optimizer->state_dict()).dump();
     if (state.scaler) metadata["grad_scaler"] = json(state.scaler->state_dict()).dump();
     if (state.scheduler) metadata["lr_scheduler"] = scheduler_to_json(*state.scheduler).dump();
@@ -172,7 +227,7 @@ void load_checkpoint(const std::string& path, TrainingState& state)
     };
     std::optional<optim::OptimizerStateDict> optimizer;
     std::optional<std::map<std::string, double>> scaler;
-    std::optional<optim::StepLRState> scheduler;
+    std::optional<SchedulerState> scheduler;
     if (require("optimizer", "optimizer", state.optimizer != nullptr)) optimizer = optimizer_from_json(parse_json(meta, "optimizer", path));
     if (require("grad_scaler", "GradScaler", state.scaler != nullptr && state.scaler->is_enabled())) {
         const json j = parse_json(meta, "grad_scaler", path);
@@ -181,17 +236,10 @@ void load_checkpoint(const std::string& path, TrainingState& state)
         for (const auto& [key, value] : j.items()) (*scaler)[key] = number_from_json(value, "GradScaler " + key);
     }
     if (require("lr_scheduler", "lr scheduler", state.scheduler != nullptr))
-        scheduler = scheduler_from_json(parse_json(meta, "lr_scheduler", path));
-    std::int64_t epoch = 0;
-    if (ours) {
-        const std::string& text = meta.count("epoch") ? meta.at("epoch") : "";
-        std::size_t used = 0;
-        try {
-            epoch = std::stoll(text, &used);
-        } catch (const std::exception&) {
-        }
-        TINYAMP_CHECK(!text.empty() && used == text.size() && epoch >= 0, io, "checkpoint '", path, "': bad epoch '", text, "'");
-    }
+        scheduler = scheduler_from_json(parse_json(meta, "lr_scheduler", path), *state.scheduler, path);
+    // Files saved before "step" existed have none: 0.
+    const std::int64_t epoch = ours ? counter_from_metadata(meta, "epoch", true, path) : 0;
+    const std::int64_t step = ours ? counter_from_metadata(meta, "step", false, path) : 0;
 
     // 2. Apply part by part. Each load validates before it changes anything; if a later part is
     //    refused, the earlier parts are put back from snapshots, so the objects stay as they were.
@@ -207,7 +255,7 @@ void load_checkpoint(const std::string& path, TrainingState& state)
         state.model->load_state_dict(file.tensors);
         if (optimizer) state.optimizer->load_state_dict(*optimizer);
         if (scaler) state.scaler->load_state_dict(*scaler);
-        if (scheduler) state.scheduler->load_state_dict(*scheduler);
+        if (scheduler) load_scheduler(*state.scheduler, *scheduler);
     } catch (const Error& e) {
         state.model->load_state_dict(model_before);
         if (optimizer_before) state.optimizer->load_state_dict(*optimizer_before);
@@ -215,6 +263,7 @@ void load_checkpoint(const std::string& path, TrainingState& state)
         throw Error(e.kind(), "checkpoint '" + path + "' does not fit: " + e.message());
     }
     state.epoch = epoch;
+    state.step = step;
 }
 
 }  // namespace tinyamp::io

@@ -13,8 +13,9 @@
 /// \code{.unparsed}
 ///   tensors        the model's parameters and buffers under their PyTorch names ("0.weight"), in
 ///                  their own dtypes (f32 master weights stay F32)
-///   __metadata__   "format": "tinyamp-checkpoint/1", "epoch": "3", and, for the parts that were
-///                  given, "optimizer", "grad_scaler", "lr_scheduler": each a JSON text
+///   __metadata__   "format": "tinyamp-checkpoint/1", "epoch": "3", "step": "0", and, for the
+///                  parts that were given, "optimizer", "grad_scaler", "lr_scheduler": each a
+///                  JSON text ("lr_scheduler" names its "type"; a file without it is a StepLR's)
 /// \endcode
 ///
 /// Saving is atomic (temp file + rename): a crash leaves the previous checkpoint whole. Loading
@@ -37,8 +38,11 @@ struct TrainingState {
     nn::Module* model = nullptr;            ///< its state_dict is the file's tensors (required)
     optim::Optimizer* optimizer = nullptr;  ///< saved as "optimizer" metadata, or nullptr
     amp::GradScaler* scaler = nullptr;      ///< saved as "grad_scaler"; loaded only when enabled
-    optim::StepLR* scheduler = nullptr;     ///< saved as "lr_scheduler", or nullptr
+    /// Saved as "lr_scheduler" with its type (StepLR, CosineAnnealingLR or LambdaLR; LambdaLR's
+    /// function is not saved, as in PyTorch: make the scheduler with the same one), or nullptr.
+    optim::LRScheduler* scheduler = nullptr;
     std::int64_t epoch = 0;  ///< saved as given; set by load_checkpoint
+    std::int64_t step = 0;   ///< optimizer steps taken (for step-based runs); saved as given, 0 when absent
 };
 
 /// Writes `state` to `path` as one safetensors file: the model's state_dict as the tensors, each

@@ -133,6 +133,16 @@ GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& cal
     }
 
     GptResult result;
+    if (!config.resume_path.empty()) {
+        io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(), .scheduler = &schedule};
+        io::load_checkpoint(config.resume_path, state);
+        TINYAMP_CHECK(state.step <= config.steps, value, "checkpoint '", config.resume_path, "' is at step ", state.step,
+                      ", beyond --steps ", config.steps, "; give --steps ", state.step, " or more to continue it");
+        result.first_step = state.step + 1;
+        // Draw the batches of the finished steps again, so the next ones are those the run would have had.
+        for (std::int64_t s = 1; s < result.first_step; ++s)
+            (void)data::sample_batch(text.train, config.batch_size, model_config.block_size, batches);
+    }
     result.parameters = run.model->num_parameters();
     result.vocab_size = tokenizer.vocab_size();
     const auto evaluate = [&](std::int64_t step) {
@@ -148,11 +158,14 @@ GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& cal
         }
         e.grad_underflow = grad_underflow(run, val_eval[0].first, val_eval[0].second);
         result.evals.push_back(e);
+        if (!config.checkpoint_path.empty())
+            io::save_checkpoint(config.checkpoint_path, {.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(),
+                                                         .scheduler = &schedule, .step = step});
         if (callbacks.on_eval) callbacks.on_eval(e);
     };
 
     const std::vector<Tensor> params = run.model->parameters();
-    for (std::int64_t step = 1; step <= config.steps; ++step) {
+    for (std::int64_t step = result.first_step; step <= config.steps; ++step) {
         const auto start = Clock::now();
         GptStep s;
         s.step = step;
@@ -183,7 +196,7 @@ GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& cal
         if (callbacks.on_step) callbacks.on_step(s);
         if (step % config.eval_interval == 0 || step == config.steps) evaluate(step);
     }
-    if (config.steps == 0) evaluate(0);
+    if (result.first_step > config.steps) evaluate(config.steps);  // nothing left to train: evaluate what there is
     if (config.sample_chars > 0) result.sample = generate(run, tokenizer, config.sample_chars, sampler);
     return result;
 }

@@ -13,6 +13,8 @@
 // Every eval_interval steps it measures the loss on fixed train and validation batches and, per
 // block, the attention logits' and activations' ranges against f16 and bf16 (GptProbe), and the
 // share of each block's gradient that this mode loses to underflow. docs/gpt_study.md reads them.
+// With checkpoint_path it saves the run at each evaluation; resume_path continues such a run
+// exactly where it stopped (the same weights, optimizer, scale, learning rate and batches).
 
 #include <cstdint>
 #include <functional>
@@ -45,6 +47,12 @@ struct GptTrainConfig {
     amp::GradScalerOptions scaler;    ///< f16-scaler mode only
     std::string data_file;            ///< default: the project's data/ text
     std::int64_t sample_chars = 200;  ///< characters generated from the trained model at the end
+    /// Saved (atomically) at every evaluation when not empty: the model, AdamW, the GradScaler,
+    /// the learning-rate schedule and the step (io::save_checkpoint).
+    std::string checkpoint_path;
+    /// A checkpoint of this same run (model, mode) to continue from when not empty: the run goes on
+    /// from the step after the saved one, with the same batches as if it had never stopped.
+    std::string resume_path;
 };
 
 /// One optimizer step.
@@ -71,6 +79,7 @@ struct GptEval {
 };
 
 struct GptResult {
+    std::int64_t first_step = 1;  ///< > 1 when resumed from a checkpoint
     std::vector<GptStep> steps;
     std::vector<GptEval> evals;
     std::int64_t parameters = 0;

@@ -113,13 +113,14 @@ int main(int argc, char** argv)
     app.add_option("--growth-interval", config.scaler.growth_interval, "GradScaler: clean steps before the scale doubles")
         ->capture_default_str();
     app.add_option("--csv", csv_path, "write the per-epoch curves to this CSV file");
-    app.add_option("--checkpoint", config.checkpoint_path, "save model, optimizer and scaler here after every epoch (atomically)");
-    app.add_option("--resume", config.resume_path, "continue from this checkpoint (same model and mode)");
+    app.add_option("--checkpoint", config.checkpoint_path,
+                   "save model, optimizer, scaler (and the GPT's LR schedule) here after every epoch, or every GPT evaluation (atomically)");
+    app.add_option("--resume", config.resume_path, "continue from this checkpoint (same model, mode and settings)");
     app.add_option("--data", config.data_file, "the digits file (default: the project's data/digits.csv.gz)");
     app.add_option("--expect-accuracy", expect_accuracy, "exit with status 1 if a run's final test accuracy is below this fraction");
     app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only on a terminal anyway)");
     // --model gpt (the digits options above that it shares: --mode, --seed, --policy, --init-scale,
-    // --growth-interval, --data, --csv, which names a prefix here; --batch-size and --lr keep the GPT's defaults unless given).
+    // --growth-interval, --data, --checkpoint, --resume, --csv, which names a prefix here; --batch-size and --lr keep the GPT's defaults unless given).
     GptTrainConfig gpt;
     std::string attention = "fused";
     bool plots = false;
@@ -151,15 +152,17 @@ int main(int argc, char** argv)
 
     try {
         // An option of the other model would be ignored silently: refuse it instead.
-        const std::vector<std::string> digits_only = {"--epochs", "--momentum", "--test-fraction", "--expect-accuracy", "--checkpoint", "--resume"};
+        const std::vector<std::string> digits_only = {"--epochs", "--momentum", "--test-fraction", "--expect-accuracy"};
         const std::vector<std::string> gpt_only = {"--steps", "--block-size", "--n-layer", "--n-head", "--n-embd", "--init-std", "--qkv-init-std",
                                                    "--attention", "--warmup-steps", "--min-lr", "--weight-decay", "--grad-clip",
                                                    "--eval-interval", "--eval-batches", "--sample-chars", "--plots", "--expect-val-loss"};
         for (const std::string& option : model == "gpt" ? digits_only : gpt_only)
             TINYAMP_CHECK(app.count(option) == 0, value, option, (model == "gpt" ? " is an option of the digits models (mlp, cnn), not of --model gpt"
                                                                                  : " is an option of --model gpt, not of the digits models"));
+        const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
+        TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,
+                      "--checkpoint and --resume take one mode; pick it with --mode");
         if (model == "gpt") {
-            const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
             TINYAMP_CHECK(attention == "fused" || attention == "composite", value, "unknown --attention '", attention, "': choose fused or composite");
             gpt.model.fused_attention = attention == "fused";
             TINYAMP_CHECK(!plots || !csv_path.empty(), value, "--plots names its pictures after the CSV files: give --csv PREFIX too");
@@ -167,14 +170,13 @@ int main(int argc, char** argv)
             gpt.policy = config.policy;
             gpt.scaler = config.scaler;
             gpt.data_file = config.data_file;
+            gpt.checkpoint_path = config.checkpoint_path;
+            gpt.resume_path = config.resume_path;
             if (app.count("--batch-size")) gpt.batch_size = config.batch_size;
             if (app.count("--lr")) gpt.lr = config.lr;
             return run_gpt(gpt, modes, csv_path, plots, expect_val_loss, !no_progress && isatty(STDERR_FILENO));
         }
         config.model = parse_model(model);
-        const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
-        TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,
-                      "--checkpoint and --resume take one mode; pick it with --mode");
         std::string csv = csv_header();
         std::vector<std::pair<Mode, TrainResult>> results;
         ProgressBar bar(std::cerr, !no_progress && isatty(STDERR_FILENO));
