@@ -6,7 +6,8 @@
 #
 # Per seed S it writes OUT_DIR/seedS_{steps,evals,layers}.csv and OUT_DIR/seedS_*.svg (the full
 # runs: f32, bf16, f16 with and without a GradScaler, the study's default size; about 5 minutes a
-# mode on 2 cores), and OUT_DIR/provoked_ATTENTION_{steps,evals,layers}.csv and _*.svg
+# mode on 2 cores), OUT_DIR/seedS_MODE_* for the FP8 modes (TINYAMP_STUDY_FP8_MODES="..." picks
+# some, "" none), and OUT_DIR/provoked_ATTENTION_{steps,evals,layers}.csv and _*.svg
 # (c_attn initialized at std 20, 100 steps, fused and composite attention). Builds tinyamp-train
 # first if needed. The logs (the tables the study quotes) go to OUT_DIR/*.log.
 set -euo pipefail
@@ -22,6 +23,12 @@ mkdir -p "$out"
 for seed in "${seeds[@]}"; do
   echo "== seed $seed: f32, bf16, f16-scaler, f16-no-scaler (the study's default size)"
   "$train" --model gpt --mode all --seed "$seed" --csv "$out/seed$seed" --plots --no-progress | tee "$out/seed$seed.log"
+  # The FP8 modes (Linear layers in FP8), one run each: about 7-8 minutes for fp8-current and
+  # fp8-delayed on 2 cores, 35 for mxfp8 (its block scales are computed by plain loops).
+  for mode in ${TINYAMP_STUDY_FP8_MODES:-fp8-current fp8-delayed mxfp8}; do
+    echo "== seed $seed: $mode"
+    "$train" --model gpt --mode "$mode" --seed "$seed" --csv "$out/seed${seed}_$mode" --plots --no-progress | tee "$out/seed${seed}_$mode.log"
+  done
 done
 
 # The provoked failure: c_attn's weights at std 20 (1000 times nanoGPT's 0.02) make q and k of std
