@@ -118,24 +118,34 @@ optim::OptimizerStateDict optimizer_from_json(const json& j)
 
 // A scheduler's state, of whichever of the three types it is; "type" names it in the file.
 using SchedulerState = std::variant<optim::StepLRState, optim::CosineAnnealingLRState, optim::LambdaLRState>;
+constexpr const char* kSchedulerTypes[] = {"StepLR", "CosineAnnealingLR", "LambdaLR"};  // in SchedulerState's order
 
-const char* scheduler_type(const optim::LRScheduler& s)
+SchedulerState scheduler_state(const optim::LRScheduler& s)
 {
-    if (dynamic_cast<const optim::StepLR*>(&s)) return "StepLR";
-    if (dynamic_cast<const optim::CosineAnnealingLR*>(&s)) return "CosineAnnealingLR";
-    if (dynamic_cast<const optim::LambdaLR*>(&s)) return "LambdaLR";
+    if (const auto* step = dynamic_cast<const optim::StepLR*>(&s)) return step->state_dict();
+    if (const auto* cosine = dynamic_cast<const optim::CosineAnnealingLR*>(&s)) return cosine->state_dict();
+    if (const auto* lambda = dynamic_cast<const optim::LambdaLR*>(&s)) return lambda->state_dict();
     TINYAMP_FAIL(value, "save_checkpoint: this LR scheduler type cannot be saved (StepLR, CosineAnnealingLR and LambdaLR can)");
 }
 
+const char* scheduler_type(const optim::LRScheduler& s) { return kSchedulerTypes[scheduler_state(s).index()]; }
+
 json scheduler_to_json(const optim::LRScheduler& s)
 {
-    json j{{"type", scheduler_type(s)}, {"last_epoch", s.last_epoch()}, {"base_lrs", s.base_lrs()}};
-    if (const auto* step = dynamic_cast<const optim::StepLR*>(&s)) {
-        j["step_size"] = step->state_dict().step_size;
-        j["gamma"] = step->state_dict().gamma;
-    } else if (const auto* cosine = dynamic_cast<const optim::CosineAnnealingLR*>(&s)) {
-        j["T_max"] = cosine->state_dict().T_max;
-        j["eta_min"] = cosine->state_dict().eta_min;
+    const SchedulerState state = scheduler_state(s);
+    json j{{"type", kSchedulerTypes[state.index()]}};
+    std::visit(
+        [&j](const auto& st) {
+            j["last_epoch"] = st.last_epoch;
+            j["base_lrs"] = st.base_lrs;
+        },
+        state);
+    if (const auto* step = std::get_if<optim::StepLRState>(&state)) {
+        j["step_size"] = step->step_size;
+        j["gamma"] = step->gamma;
+    } else if (const auto* cosine = std::get_if<optim::CosineAnnealingLRState>(&state)) {
+        j["T_max"] = cosine->T_max;
+        j["eta_min"] = cosine->eta_min;
     }
     return j;
 }
@@ -147,8 +157,9 @@ SchedulerState scheduler_from_json(const json& j, const optim::LRScheduler& give
                       j["base_lrs"].is_array() && (!j.contains("type") || j["type"].is_string()),
                   io, "lr_scheduler state: expected {\"type\", \"last_epoch\", \"base_lrs\", ...}");
     const std::string type = j.value("type", std::string("StepLR"));  // files saved before "type" hold a StepLR
-    TINYAMP_CHECK(type == scheduler_type(given), value, "checkpoint '", path, "' holds a ", type, " state but the scheduler given is a ",
-                  scheduler_type(given), "; make the same kind of scheduler as the run that saved it");
+    const std::string given_type = scheduler_type(given);
+    TINYAMP_CHECK(type == given_type, value, "checkpoint '", path, "' holds a ", type, " state but the scheduler given is a ", given_type,
+                  "; make the same kind of scheduler as the run that saved it");
     const auto last_epoch = j["last_epoch"].get<std::int64_t>();
     std::vector<double> base_lrs;
     for (const json& lr : j["base_lrs"]) base_lrs.push_back(number_from_json(lr, "lr_scheduler base_lrs"));
