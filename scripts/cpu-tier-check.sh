@@ -16,10 +16,9 @@ bin=${1:?usage: scripts/cpu-tier-check.sh BIN_DIR OUT_DIR}
 out=${2:?usage: scripts/cpu-tier-check.sh BIN_DIR OUT_DIR}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
-export TINYAMP_DATA_DIR="$root/data"
-[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ -d "$bin/graphviz" ] && export GVBINDIR="$bin/graphviz"
+# shellcheck source=scripts/packed-binaries.sh
+source "$root/scripts/packed-binaries.sh"
+use_packed_binaries "$bin"
 summary="$out/summary.txt"
 
 # Two logical CPUs on distinct physical cores (not two hyperthreads of one core).
@@ -36,8 +35,6 @@ cores=$(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -u | head -n 2 | cut 
 cat "$summary"
 grep -q -w amx_bf16 /proc/cpuinfo || { echo "no amx_bf16 on this CPU: nothing more to check"; exit 0; }
 
-# shellcheck source=scripts/logged-step.sh
-source "$root/scripts/logged-step.sh"
 
 export TINYAMP_CPU=amx
 step gemm_tests 240 taskset -c "$cores" "$bin/tinyamp_tests" -sf='*gemm*,*peak_probe*,*backends/cpu*,*convert_hardware*'

@@ -13,15 +13,11 @@ bin=${1:?usage: scripts/gpu-check.sh BIN_DIR OUT_DIR}
 out=${2:?usage: scripts/gpu-check.sh BIN_DIR OUT_DIR}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
-export TINYAMP_DATA_DIR="$root/data"
-
-# The CUDA runtime and cuBLAS the binaries were linked against (libcudart.so.13, libcublas.so.13).
-for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib; do
-    [ -d "$dir" ] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-done
-# What scripts/gpu-pack.sh packed beside the binaries: Graphviz for the lessons' pictures.
-[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ -d "$bin/graphviz" ] && export GVBINDIR="$bin/graphviz"
+# shellcheck source=scripts/packed-binaries.sh
+source "$root/scripts/packed-binaries.sh"
+use_packed_binaries "$bin"
+# The CUDA runtime and cuBLAS the binaries were linked against (libcudart.so.13, libcublas.so.13),
+# where the machine keeps them elsewhere than /usr/local/cuda.
 if ldd "$bin/cuda_tests" | grep -q 'not found'; then  # elsewhere, e.g. in pip's nvidia-cublas wheel
     for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
         found=$(find / -name "$lib" -not -path '/proc/*' 2>/dev/null | head -n 1)
@@ -36,8 +32,6 @@ summary="$out/summary.txt"
     ldd "$bin/cuda_tests" | grep -E 'cuda|cublas|not found'
 } > "$summary"
 
-# shellcheck source=scripts/logged-step.sh
-source "$root/scripts/logged-step.sh"
 
 step cuda_tests 150 "$bin/cuda_tests" --duration=true
 step lesson_16 60 "$bin/lesson_16" --out "$out/lesson_16"
