@@ -117,7 +117,8 @@ void* allocate(std::int64_t nbytes, int device_index)
 
 void release(void* pointer, std::int64_t nbytes, int device_index) noexcept
 {
-    cudaSetDevice(device_index);
+    // No cudaSetDevice: the cache is unbounded, so giving a block back never calls cudaFree; the
+    // calls that do (allocate's retry, cuda_empty_cache) make the device current first.
     block_cache(device_index).give_back(pointer, rounded_block_bytes(nbytes));
 }
 
