@@ -9,7 +9,8 @@
 // op(B) is packed in pairs as for vdpbf16ps (gemm_blocked.h, pack_bf16_pairs): a row of a B tile
 // is 16 columns' pairs of one k step, and the 32-column panel puts the rows 128 bytes apart. op(A)
 // is packed in tile rows (pack_bf16_tile_rows): a tile's 16 rows of 16 pairs are 1 KiB in a row.
-// k is padded with zeros to whole steps of 16 pairs, which add nothing.
+// k is padded with zeros to whole steps of 16 pairs, which add nothing. Where op(A) is row-major
+// in whole tiles (the usual x W product), it is not packed: the tiles load from it in place.
 //
 // The tiles are configured at the start of each thread's part of a product and released at its
 // end, not once for the thread's life: another library in the same thread (oneDNN, PyTorch) may
@@ -57,9 +58,33 @@ struct Kernel {
     }
     static void end_range() { Tiles::release(); }
 
+    /// Where the A tiles of one run lie: the tile of rows 0-15 of k step 0 at `first`, its rows
+    /// `row_bytes` apart; rows 16-31 `lower_bytes` further on; step s `s * step_bytes` further on.
+    struct ATiles {
+        const std::byte* first;
+        std::int64_t row_bytes, step_bytes, lower_bytes;
+    };
+
+    /// op(A) packed in tile rows (pack_bf16_tile_rows): a tile's 16 rows are 1 KiB in a row.
     static void run(std::int64_t kc, const std::uint32_t* a, const std::uint32_t* b, float* c, std::int64_t ldc, bool first)
     {
-        constexpr std::int64_t kTileRowBytes = 64;
+        constexpr std::int64_t kUnitBytes = sizeof(std::uint32_t);
+        run_tiles(kc, {reinterpret_cast<const std::byte*>(a), 16 * kUnitBytes, MR * KU * kUnitBytes, 16 * KU * kUnitBytes}, b, c, ldc, first);
+    }
+
+    /// op(A) read where it lies (gemm_blocked.h, run_a_in_place): row-major bf16 is already what a
+    /// tile row holds, 16 pairs of one row, so tileloadd reads it with the matrix's row stride and
+    /// op(A) is not packed at all (oneDNN's brgemm does the same).
+    static void run_a_in_place(std::int64_t kc, const BFloat16* a, std::int64_t lda, const std::uint32_t* b, float* c, std::int64_t ldc,
+                               bool first)
+    {
+        const std::int64_t row_bytes = lda * std::int64_t(sizeof(BFloat16));
+        run_tiles(kc, {reinterpret_cast<const std::byte*>(a), row_bytes, KU * std::int64_t(sizeof(std::uint32_t)), 16 * row_bytes}, b, c, ldc,
+                  first);
+    }
+
+    static void run_tiles(std::int64_t kc, ATiles a, const std::uint32_t* b, float* c, std::int64_t ldc, bool first)
+    {
         const std::int64_t c_stride = ldc * std::int64_t(sizeof(float));
         float* const c00 = c;
         float* const c01 = c + 16;
@@ -76,11 +101,11 @@ struct Kernel {
             Tiles::template load<2>(c10, c_stride);
             Tiles::template load<3>(c11, c_stride);
         }
-        for (std::int64_t p = 0; p < kc; p += KU) {
-            const std::uint32_t* a_step = a + p * MR;  // rows 0-15 (1 KiB), then rows 16-31
+        const std::byte* a_step = a.first;
+        for (std::int64_t p = 0; p < kc; p += KU, a_step += a.step_bytes) {
             const std::uint32_t* b_step = b + p * NR;  // 16 rows of 32 columns' pairs
-            Tiles::template load<4>(a_step, kTileRowBytes);
-            Tiles::template load<5>(a_step + 16 * KU, kTileRowBytes);
+            Tiles::template load<4>(a_step, a.row_bytes);  // rows 0-15
+            Tiles::template load<5>(a_step + a.lower_bytes, a.row_bytes);  // rows 16-31
             Tiles::template load<6>(b_step, NR * std::int64_t(sizeof(std::uint32_t)));
             Tiles::template load<7>(b_step + 16, NR * std::int64_t(sizeof(std::uint32_t)));
             Tiles::template dpbf16ps<0, 4, 6>();

@@ -279,6 +279,32 @@ TEST_CASE("every fast gemm tier matches the reference across several blocks of k
     check_tiers(available_tiers<Half>(), 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
 }
 
+TEST_CASE("the amx tier reads a row-major op(A) in place: exact bits and the reference's tolerance over strides, k blocks and threads")
+{
+    // Where op(A) is row-major bf16, k a multiple of 32, the rows whole 32-row panels and at most
+    // kInPlaceMaxRowBytes apart, the amx kernel's tiles load op(A) straight from the matrix (row
+    // stride lda * 2 bytes, here odd multiples of 2 bytes: lda = k + 5) instead of a packed copy.
+    // m = 160 crosses a row block (128); n = 300 two column blocks; k = 480 is the widest here
+    // (970-byte rows). k = 1056 (2122-byte rows, three k blocks) packs op(A) again.
+    const std::array<std::array<std::int64_t, 3>, 5> shapes = {{{32, 33, 32}, {64, 70, 64}, {160, 300, 96}, {96, 40, 480}, {32, 40, 1056}}};
+    std::vector<Impl> amx_impls;
+    for (const Impl& impl : available_tiers<BFloat16>())
+        if (impl.tier == GemmTier::amx) amx_impls.push_back(impl);
+    std::uint64_t seed = 900;
+    for (const Impl& impl : amx_impls)
+        for (const auto& [m, n, k] : shapes)
+            for (Transpose tb : {Transpose::no, Transpose::yes})
+                for (int threads : {1, 2}) {
+                    ++seed;
+                    const auto exact = exact_case<BFloat16, float>(Transpose::no, tb, m, n, k, 0.0, BiasAlong::rows, seed);
+                    INFO(exact.describe() << " tier " << impl.name() << " threads " << threads);
+                    const auto reference = exact.run([](auto... args) { cpu::gemm_reference<BFloat16, float>(args...); });
+                    const auto fast = exact.run([&](auto... args) { impl.run<BFloat16, float>(threads, args...); });
+                    CHECK(std::memcmp(fast.data.data(), reference.data.data(), fast.data.size() * sizeof(float)) == 0);
+                    check_tier(impl, threads, test::GemmCase<BFloat16, BFloat16>::make(Transpose::no, tb, m, n, k, 0.5, 1.0, BiasAlong::columns, seed, 5));
+                }
+}
+
 TEST_CASE("a thread keeps its gemm workspace between products, but not a huge one")
 {
     const std::vector<Impl> tiers = available_tiers<float>();
