@@ -24,7 +24,7 @@ for seed in "${seeds[@]}"; do
   echo "== seed $seed: f32, bf16, f16-scaler, f16-no-scaler (the study's default size)"
   "$train" --model gpt --mode all --seed "$seed" --csv "$out/seed$seed" --plots --no-progress | tee "$out/seed$seed.log"
   # The FP8 modes (Linear layers in FP8), one run each: about 7-8 minutes for fp8-current and
-  # fp8-delayed on 2 cores, 35 for mxfp8 (its block scales are computed by plain loops).
+  # fp8-delayed on 2 cores, about 12 for mxfp8 (its per-block scaling passes come on top).
   for mode in ${TINYAMP_STUDY_FP8_MODES:-fp8-current fp8-delayed mxfp8}; do
     echo "== seed $seed: $mode"
     "$train" --model gpt --mode "$mode" --seed "$seed" --csv "$out/seed${seed}_$mode" --plots --no-progress | tee "$out/seed${seed}_$mode.log"

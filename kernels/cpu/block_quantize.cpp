@@ -1,6 +1,8 @@
-// Block quantization (MX, NVFP4) along K: reference loops, one block at a time. The layout is in
+// Block quantization (MX, NVFP4) along K: reference loops, one block at a time, and mx_encode's
+// fast path for FP8 elements over the bulk conversions of minifloat_convert.h. The layout is in
 // block_quantize.h; the scale rules are in tinyamp/amp/fp8/scaling_recipe.cpp.
 #include "kernels/cpu/block_quantize.h"
+#include "kernels/cpu/minifloat_convert.h"
 
 #include <algorithm>
 #include <cmath>
@@ -113,6 +115,8 @@ void mx_block_scales(const float* x, std::int64_t rows, std::int64_t k, const am
         }
 }
 
+namespace reference {
+
 BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
                               const std::uint8_t* scales, std::uint8_t* codes)
 {
@@ -141,6 +145,40 @@ BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k,
             store_code(element, row_codes, j, cast_and_count(element, row[j], scaled, counts));
         }
     }
+    return counts;
+}
+
+}  // namespace reference
+
+BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
+                              const std::uint8_t* scales, std::uint8_t* codes)
+{
+    amp::validate(recipe);
+    const mf::Format& element = *recipe.element;
+    if (element.bits != 8) return reference::mx_encode(x, rows, k, recipe, scales, codes);  // FP4: two codes per byte
+    check_sizes(rows, k, element, "mx_encode");
+    const std::int64_t blocks = blocks_per_row(k, recipe.block_size);
+    BlockQuantizeCounts counts;
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            const std::int64_t begin = b * recipe.block_size, size = std::min<std::int64_t>(recipe.block_size, k - begin);
+            const float* block = x + r * k + begin;
+            const std::uint8_t scale = scales[r * blocks + b];
+            if (scale == 0xFF) {  // a NaN block: the reference's rule, not counted
+                reference::mx_encode(block, 1, size, recipe, &scale, codes + r * k + begin);
+                continue;
+            }
+            // 2^(127 - scale) is an f32 (2^-127 a subnormal one), so x * it rounds the exact
+            // quotient once, as the reference's ldexp does.
+            const float multiplier = std::ldexp(1.0f, 127 - int(scale));
+            const QuantizeCounts lost = quantize_f32(element, block, multiplier, codes + r * k + begin, size, mf::Overflow::saturate);
+            counts.saturated += lost.saturated;
+            counts.flushed += lost.flushed;
+            // quantize_f32 counts a product that is already 0 in f32 as nothing lost; the
+            // reference counts every nonzero input stored as zero.
+            if (multiplier < 1.0f)
+                for (std::int64_t j = 0; j < size; ++j) counts.flushed += block[j] != 0.0f && block[j] * multiplier == 0.0f;
+        }
     return counts;
 }
 

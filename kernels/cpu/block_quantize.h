@@ -57,8 +57,17 @@ void mx_block_scales(const float* x, std::int64_t rows, std::int64_t k, const am
 
 /// The second half: each element divided by its block's scale (given in \p scales, as
 /// mx_block_scales writes them) and cast with saturation into \p codes.
+/// FP8 elements go block by block through quantize_f32 (minifloat_convert.h: AVX-512 where the
+/// CPU has it), the block's scale a power of two; FP4 elements, and blocks whose scale is NaN,
+/// through reference::mx_encode. Both give the same codes and counts (a test holds them equal).
 BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
                               const std::uint8_t* scales, std::uint8_t* codes);
+
+namespace reference {
+/// mx_encode one element at a time through minifloat::encode: the plain statement of the rule.
+BlockQuantizeCounts mx_encode(const float* x, std::int64_t rows, std::int64_t k, const amp::MXBlockScaling& recipe,
+                              const std::uint8_t* scales, std::uint8_t* codes);
+}  // namespace reference
 
 /// Quantizes x [rows, k] with \p recipe (mx_block_scales, then mx_encode): writes the element codes to \p codes (rows *
 /// code_bytes_per_row bytes) and the E8M0 block scales to \p scales (rows * blocks_per_row

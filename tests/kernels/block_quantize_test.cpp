@@ -256,6 +256,41 @@ TEST_CASE("block_quantize: saturated and flushed counts, FLOOR against RCEIL")
     CHECK(rceil.values[0] == 7.5f);
 }
 
+TEST_CASE("block_quantize: mx_encode's fast path gives the reference's codes and counts")
+{
+    // Magnitudes over every binade of f32 (subnormals included), zeros, infinities, blocks with one
+    // huge value (their small values underflow to 0 when scaled), a NaN block, and a short last
+    // block (k = 100 is three blocks of 32 and one of 4).
+    std::mt19937_64 rng(2026);
+    const std::int64_t rows = 40, k = 100;
+    std::vector<float> x(std::size_t(rows * k));
+    std::uniform_real_distribution<double> exponent(-149.0, 127.9);
+    for (float& v : x) v = float((rng() % 2 ? 1.0 : -1.0) * std::exp2(exponent(rng)));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = x.data() + r * k;
+        row[rng() % k] = 0.0f;
+        if (r % 5 == 0) row[rng() % k] = std::numeric_limits<float>::infinity();
+        if (r % 7 == 1) row[rng() % k] = std::numeric_limits<float>::quiet_NaN();
+        if (r % 3 == 2)  // a block of small values beside one of 2^100: scaled by 2^-92 or so
+            for (std::int64_t j = 32; j < 64; ++j) row[j] = j == 40 ? 0x1p100f : float(std::ldexp(double(rng() % 1000 + 1), -140));
+    }
+    for (const auto& recipe : {amp::MXBlockScaling::mxfp8(ScaleCalculationMode::floor), amp::MXBlockScaling::mxfp8(ScaleCalculationMode::rceil),
+                               amp::MXBlockScaling{&mf::f8e5m2, 32, ScaleCalculationMode::floor}, amp::MXBlockScaling::mxfp4()}) {
+        INFO("element " << recipe.element->name << ", mode " << int(recipe.scale_mode));
+        std::vector<std::uint8_t> scales(std::size_t(rows * blocks_per_row(k, recipe.block_size)));
+        mx_block_scales(x.data(), rows, k, recipe, scales.data());
+        const std::size_t code_bytes = std::size_t(rows * code_bytes_per_row(*recipe.element, k));
+        std::vector<std::uint8_t> fast(code_bytes, 0xAA), plain(code_bytes, 0x55);
+        const BlockQuantizeCounts fast_counts = mx_encode(x.data(), rows, k, recipe, scales.data(), fast.data());
+        const BlockQuantizeCounts plain_counts = reference::mx_encode(x.data(), rows, k, recipe, scales.data(), plain.data());
+        CHECK(fast == plain);
+        CHECK(fast_counts.saturated == plain_counts.saturated);
+        CHECK(fast_counts.flushed == plain_counts.flushed);
+        CHECK(plain_counts.flushed > 0);  // the inputs reach both counts
+        CHECK(plain_counts.saturated > 0);
+    }
+}
+
 TEST_CASE("block_quantize: bad sizes and scales are refused with a clear error")
 {
     std::vector<float> x(66, 1.0f);
