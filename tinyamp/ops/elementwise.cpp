@@ -340,11 +340,22 @@ Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype,
     const Tensor from_b = layout::contiguous(layout::expand(layout::convert(b, dtype), shape));
     const Tensor mask = layout::contiguous(layout::expand(cond, shape));
     const bool* keep_a = mask.data_ptr<bool>();
-    const auto bytes = std::size_t(out.element_size());
-    auto* dst = static_cast<unsigned char*>(out.data_ptr());
-    const auto* src = static_cast<const unsigned char*>(from_b.data_ptr());
-    for (std::int64_t i = 0; i < out.numel(); ++i)
-        if (!keep_a[i]) std::copy(src + std::size_t(i) * bytes, src + std::size_t(i + 1) * bytes, dst + std::size_t(i) * bytes);
+    const std::int64_t n = out.numel();
+    // Elements as unsigned integers of their width: a copy of the bits, whatever the dtype.
+    auto copy_unkept = [&](auto element) {
+        using Bits = decltype(element);
+        auto* dst = static_cast<Bits*>(out.data_ptr());
+        const auto* src = static_cast<const Bits*>(from_b.data_ptr());
+        for (std::int64_t i = 0; i < n; ++i)
+            if (!keep_a[i]) dst[i] = src[i];
+    };
+    switch (out.element_size()) {
+        case 1: copy_unkept(std::uint8_t{}); break;
+        case 2: copy_unkept(std::uint16_t{}); break;
+        case 4: copy_unkept(std::uint32_t{}); break;
+        case 8: copy_unkept(std::uint64_t{}); break;
+        default: TINYAMP_FAIL(dtype, "where: no copy for elements of ", out.element_size(), " bytes");
+    }
     return out;
 }
 

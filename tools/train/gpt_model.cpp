@@ -38,7 +38,8 @@ RangeStats range_stats(const Tensor& x, const Tensor& keep)
     const bool* m = mask.defined() ? mask.data_ptr<bool>() : nullptr;
     RangeStats s;
     std::int64_t f16_over = 0, f16_under = 0, bf16_over = 0, bf16_under = 0;
-    for (std::int64_t i = 0; i < values.numel(); ++i) {
+    const std::int64_t total = values.numel();
+    for (std::int64_t i = 0; i < total; ++i) {
         if (m && !m[i]) continue;
         ++s.count;
         const double a = std::fabs(v[i]);
