@@ -52,20 +52,26 @@ public:
             for (int part = 0; part < parts; ++part) fn(context, part);
             return;
         }
-        const int helpers = helpers_;  // fixed while this caller holds run_mutex_
+        std::uint32_t job = 0;
         {
             std::lock_guard lock(wake_mutex_);
             fn_ = fn;
             context_ = context;
             parts_ = parts;
-            remaining_.store(helpers, std::memory_order_relaxed);
-            generation_.fetch_add(1, std::memory_order_release);
+            done_.store(0, std::memory_order_relaxed);
+            job = std::uint32_t(generation_.fetch_add(1, std::memory_order_release) + 1);
+            next_part_.store(std::uint64_t(job) << 32 | 1u, std::memory_order_release);  // part 0 is ours
         }
         wake_.notify_all();
-        fn(context, 0);
-        // Parts the helpers cannot take (more parts than helpers + 1) run here too.
-        for (int part = helpers + 1; part < parts; ++part) fn(context, part);
-        while (remaining_.load(std::memory_order_acquire) != 0) cpu_relax();
+        // Part 0, then whatever part no helper has taken yet: a helper that is slow to wake (one
+        // that went to sleep) finds nothing left, and this thread does not wait for it.
+        int finished_here = 0;
+        for (int part = 0; part >= 0; part = claim(job, parts)) {
+            fn(context, part);
+            ++finished_here;
+        }
+        done_.fetch_add(finished_here, std::memory_order_acq_rel);
+        while (done_.load(std::memory_order_acquire) != parts) cpu_relax();  // the helpers' parts
     }
 
     int helpers() const
@@ -77,6 +83,19 @@ public:
 private:
     WorkerPool() = default;
 
+    // Takes the next part of job `job` for this thread: its number, or -1 when every part is
+    // taken or that job is over (a newer one has started). The job's number travels with the
+    // counter, so a helper holding an old job's fields never runs a part with them.
+    int claim(std::uint32_t job, int parts)
+    {
+        std::uint64_t value = next_part_.load(std::memory_order_acquire);
+        for (;;) {
+            const int part = int(value & 0xFFFFFFFFu);
+            if (std::uint32_t(value >> 32) != job || part >= parts) return -1;
+            if (next_part_.compare_exchange_weak(value, value + 1, std::memory_order_acq_rel)) return part;
+        }
+    }
+
     // Starts helpers up to `wanted` (at most cores - 1). False if there is none to use.
     bool start_helpers(int wanted)
     {
@@ -87,8 +106,7 @@ private:
         const std::uint64_t current = generation_.load(std::memory_order_relaxed);
         while (helpers_ < wanted) {
             try {
-                const int part = helpers_ + 1;
-                std::thread([this, part, current] { helper_loop(part, current); }).detach();
+                std::thread([this, current] { helper_loop(current); }).detach();
                 ++helpers_;
             } catch (const std::system_error&) {  // the system has no thread to give
                 break;
@@ -97,8 +115,8 @@ private:
         return helpers_ > 0;
     }
 
-    // Helper `part` (1, 2, ...) runs that part of every job, starting after generation `seen`.
-    void helper_loop(int part, std::uint64_t seen)
+    // A helper takes parts of every job after generation `seen`, as long as there are any left.
+    void helper_loop(std::uint64_t seen)
     {
         for (;;) {
             std::uint64_t now = seen;
@@ -116,13 +134,16 @@ private:
             void* context = nullptr;
             int parts = 0;
             {
-                std::lock_guard lock(wake_mutex_);
+                std::lock_guard lock(wake_mutex_);  // the fields and their generation, together
                 fn = fn_;
                 context = context_;
                 parts = parts_;
+                seen = generation_.load(std::memory_order_acquire);
             }
-            if (part < parts) fn(context, part);
-            remaining_.fetch_sub(1, std::memory_order_release);
+            for (int part; (part = claim(std::uint32_t(seen), parts)) >= 0;) {
+                fn(context, part);
+                done_.fetch_add(1, std::memory_order_acq_rel);
+            }
         }
     }
 
@@ -130,7 +151,8 @@ private:
     mutable std::mutex wake_mutex_;  // guards the job's fields and helpers_
     std::condition_variable wake_;
     std::atomic<std::uint64_t> generation_{0};  // one more per job: what helpers wait for
-    std::atomic<int> remaining_{0};             // helpers that have not finished this job
+    std::atomic<std::uint64_t> next_part_{0};   // (the job's generation, 32 bits) << 32 | the next part to take
+    std::atomic<int> done_{0};                  // parts of this job that have returned
     void (*fn_)(void*, int) = nullptr;
     void* context_ = nullptr;
     int parts_ = 0;

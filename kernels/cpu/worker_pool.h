@@ -17,8 +17,10 @@
 namespace tinyamp::kernels::cpu {
 
 /// Calls fn(context, part) for part = 0 .. parts - 1 and returns when all have returned. Part 0
-/// runs on the calling thread; the others on the pool's helpers (up to the number of cores - 1,
-/// created on first use), or on the calling thread when the pool is busy or has no helper.
+/// runs on the calling thread; each of the others on whichever thread takes it first: one of the
+/// pool's helpers (up to the number of cores - 1, created on first use), or the calling thread
+/// once its part is done, so a helper that is slow to wake (it had gone to sleep) delays nothing.
+/// All parts run on the calling thread when the pool is busy or has no helper.
 void run_parts(int parts, void (*fn)(void* context, int part), void* context);
 
 /// run_parts for a callable: run_parts(2, [&](int part) { ... }).
