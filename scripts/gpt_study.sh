@@ -40,3 +40,7 @@ for attention in fused composite; do
   "$train" --model gpt --mode all --qkv-init-std 20 --attention "$attention" --steps 100 --eval-interval 25 --sample-chars 0 \
     --csv "$out/provoked_$attention" --plots --no-progress | tee "$out/provoked_$attention.log"
 done
+
+# The tables of docs/gpt_study.md over every seed in OUT_DIR (CTest's docs_gpt_study_tables holds
+# the doc to them).
+python3 "$root/scripts/gpt_study_summary.py" "$out"
