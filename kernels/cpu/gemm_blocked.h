@@ -170,16 +170,18 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     const std::int64_t units_stored = std::max<std::int64_t>(units, 1);  // an empty k still gets a buffer
     // When C has more than one block of columns, op(A) would be packed again for each of them:
     // pack all of this range's rows once instead, unless that buffer grows past kPackAllOfAMaxBytes.
-    const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
-    const bool pack_a_once = j1 - j0 > K::NC && rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
-    const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // A kernel that can read op(A) in place does so when op(A) is row-major (its rows are the
     // runs of k the kernel reads), k is whole kernel steps (no padding to add), the rows are
     // whole panels (none to add) and close together (kInPlaceMaxRowBytes): then op(A) is not packed.
+    constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, BFloat16>;
     bool a_in_place = false;
-    if constexpr (reads_a_in_place<K> && std::is_same_v<In, BFloat16>)
+    if constexpr (can_read_a_in_place)
         a_in_place = !op_a.transposed && pr.k % (unit_step<K>() * values_per_unit) == 0 && (i1 - i0) % K::MR == 0 &&
                      op_a.ld * std::int64_t(sizeof(In)) <= kInPlaceMaxRowBytes;
+    const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
+    const bool pack_a_once =
+        !a_in_place && j1 - j0 > K::NC && rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
+    const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
     // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
     const std::int64_t a_size = a_in_place ? 0 : a_rows * units_stored, b_size = ld_sum * units_stored;
@@ -222,7 +224,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
         }
     };
     if constexpr (requires { K::begin_range(); }) K::begin_range();
-    if (pack_a_once && !a_in_place) pack(op_a, true, i0, i1 - i0, K::MR, a_rows, a_pack);
+    if (pack_a_once) pack(op_a, true, i0, i1 - i0, K::MR, a_rows, a_pack);
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
         pack(op_b_t, false, jc, nc, K::NR, ld_sum, b_pack);
@@ -238,7 +240,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
                 // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
                 for (std::int64_t jr = 0; jr < nc; jr += K::NR)
                     for (std::int64_t ir = 0; ir < mc; ir += K::MR) {
-                        if constexpr (reads_a_in_place<K> && std::is_same_v<In, BFloat16>) {
+                        if constexpr (can_read_a_in_place) {
                             if (a_in_place) {
                                 K::run_a_in_place(kc, op_a.data + (ic + ir) * op_a.ld + pc * values_per_unit, op_a.ld, b_block + jr * kc,
                                                   sum + ir * ld_sum + jr, ld_sum, pc == 0);

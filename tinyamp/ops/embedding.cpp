@@ -35,7 +35,8 @@ Tensor checked_indices(const char* op, const Tensor& input, std::int64_t rows)
 {
     const Tensor indices = layout::contiguous(input);
     const std::int64_t* index = indices.data_ptr<std::int64_t>();
-    for (std::int64_t i = 0; i < indices.numel(); ++i)
+    const std::int64_t count = indices.numel();
+    for (std::int64_t i = 0; i < count; ++i)
         TINYAMP_CHECK(index[i] >= 0 && index[i] < rows, index, op, ": index ", index[i], " at position ", position_of(i, input.shape()),
                       " of the input is out of range for a weight with ", rows, " rows (indices go from 0 to ", rows - 1,
                       "); make num_embeddings larger than the largest index (the vocabulary size), or fix the data");
@@ -69,7 +70,8 @@ struct EmbeddingOp {
         const auto* from = static_cast<const unsigned char*>(table.data_ptr());
         auto* to = static_cast<unsigned char*>(out.data_ptr());
         const std::int64_t* index = indices.data_ptr<std::int64_t>();
-        for (std::int64_t i = 0; i < indices.numel(); ++i)
+        const std::int64_t count = indices.numel();
+        for (std::int64_t i = 0; i < count; ++i)
             if (row_bytes) std::memcpy(to + std::size_t(i) * row_bytes, from + std::size_t(index[i]) * row_bytes, row_bytes);
         return out;
     }
@@ -97,7 +99,8 @@ struct EmbeddingBackwardOp {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 const T* g = rows.data_ptr<T>();
                 T* w = total.data_ptr<T>();
-                for (std::int64_t i = 0; i < indices.numel(); ++i)
+                const std::int64_t count = indices.numel();
+                for (std::int64_t i = 0; i < count; ++i)
                     for (std::int64_t j = 0; j < dim; ++j) w[index[i] * dim + j] += g[i * dim + j];
             }
         });

@@ -234,7 +234,8 @@ struct MaxAlongOp {
         const auto* src = static_cast<const unsigned char*>(g.data_ptr());
         auto* dst = static_cast<unsigned char*>(rows.data_ptr());
         const std::int64_t* at = idx.data_ptr<std::int64_t>();
-        for (std::int64_t row = 0; row < g.numel(); ++row)
+        const std::int64_t rows_of_g = g.numel();
+        for (std::int64_t row = 0; row < rows_of_g; ++row)
             std::copy(src + std::size_t(row) * bytes, src + std::size_t(row + 1) * bytes, dst + std::size_t(row * inner + at[row]) * bytes);
         return {layout::contiguous(layout::permute(rows, back)), Tensor()};
     }
