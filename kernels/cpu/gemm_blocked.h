@@ -93,6 +93,8 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 // An AMX kernel also provides (each optional, found with `requires`):
 //   KU                   kc is always a multiple of KU: the packing pads k with zero units (default 1)
 //   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
+//   rows_outer           true: in a block, the loop over A micro-panels is the outer one, so one
+//                        A micro-panel stays in L1 while the B micro-panels stream (default false)
 //   begin_range()        called by each thread before its first run() of a product (tile setup),
 //   end_range()          and after its last one
 //   run_a_in_place(kc, a, lda, b, c, ldc, first)
@@ -109,6 +111,12 @@ constexpr std::int64_t unit_step()
 }
 template <class Kernel>
 constexpr bool reads_a_in_place = requires { &Kernel::run_a_in_place; };
+template <class Kernel>
+constexpr bool rows_outer()
+{
+    if constexpr (requires { Kernel::rows_outer; }) return Kernel::rows_outer;
+    return false;
+}
 template <class Kernel>
 constexpr bool a_in_tile_rows()
 {
@@ -237,18 +245,25 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
                 const std::int64_t kc = std::min(K::KC, units - pc);
                 const P* a_block = a_in_place ? nullptr : a_pack + pc * a_rows + a_row0 * kc;
                 const P* b_block = b_pack + pc * ld_sum;
-                // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
-                for (std::int64_t jr = 0; jr < nc; jr += K::NR)
-                    for (std::int64_t ir = 0; ir < mc; ir += K::MR) {
-                        if constexpr (can_read_a_in_place) {
-                            if (a_in_place) {
-                                K::run_a_in_place(kc, op_a.data + (ic + ir) * op_a.ld + pc * values_per_unit, op_a.ld, b_block + jr * kc,
-                                                  sum + ir * ld_sum + jr, ld_sum, pc == 0);
-                                continue;
-                            }
+                auto run_tile = [&](std::int64_t ir, std::int64_t jr) {
+                    if constexpr (can_read_a_in_place) {
+                        if (a_in_place) {
+                            K::run_a_in_place(kc, op_a.data + (ic + ir) * op_a.ld + pc * values_per_unit, op_a.ld, b_block + jr * kc,
+                                              sum + ir * ld_sum + jr, ld_sum, pc == 0);
+                            return;
                         }
-                        K::run(kc, a_block + ir * kc, b_block + jr * kc, sum + ir * ld_sum + jr, ld_sum, pc == 0);
                     }
+                    K::run(kc, a_block + ir * kc, b_block + jr * kc, sum + ir * ld_sum + jr, ld_sum, pc == 0);
+                };
+                if (rows_outer<K>()) {
+                    // One A micro-panel (MR x KC) stays in L1 while the B micro-panels stream past it.
+                    for (std::int64_t ir = 0; ir < mc; ir += K::MR)
+                        for (std::int64_t jr = 0; jr < nc; jr += K::NR) run_tile(ir, jr);
+                } else {
+                    // One B micro-panel (KC x NR) stays in L1 while the A micro-panels stream past it.
+                    for (std::int64_t jr = 0; jr < nc; jr += K::NR)
+                        for (std::int64_t ir = 0; ir < mc; ir += K::MR) run_tile(ir, jr);
+                }
             }
             const BlockBias bias{bias_per_column ? column_bias.data() + (jc - j0) : nullptr,
                                  bias_per_row ? row_bias.data() + (ic - i0) : nullptr};

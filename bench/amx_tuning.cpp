@@ -1,0 +1,202 @@
+// tinyamp-amx-tuning: times the amx tier's micro-kernel (kernels/cpu/gemm_amx_kernel.h) under other
+// cache blockings and loop orders than the tier's, against the tier itself and oneDNN's bf16
+// matmul, in one run: the evidence behind the tier's MC, NC, KC and rows_outer
+// (docs/kernels.md, "Tuning on a Xeon"). Square bf16 products C = A B, row-major.
+//
+// Each variant first computes one product and must give the tier's bits (the blocking changes
+// which thread and which block computes an element, never the order of its sums). Then the
+// candidates are timed in turn, `--reps` times over (default 5): a VM's neighbours change speed
+// within seconds, so each repetition times every candidate once, and the table shows medians.
+//
+//   tinyamp-amx-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
+//   tinyamp-amx-tuning --check   every variant on emulated tiles, against the tier's emulation
+//                                (any CPU; exit 1 on a difference)
+// Without AMX and without --check it says so and exits 77.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/gemm_peers.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/gemm_amx_kernel.h"
+#include "kernels/cpu/gemm_fast.h"
+
+namespace {
+
+using namespace tinyamp;
+using namespace tinyamp::kernels::cpu;
+using Problem = GemmProblem<BFloat16, BFloat16>;
+using GemmFn = void (*)(const Problem&, int threads);
+
+template <class Tiles, std::int64_t MC, std::int64_t NC, std::int64_t KC, bool RowsOuter>
+void blocked_gemm(const Problem& problem, int threads)
+{
+    blocked::gemm<amx::Kernel<Tiles, MC, NC, KC, RowsOuter>>(problem, threads);
+}
+
+struct Variant {
+    std::string name;
+    GemmFn hardware, emulated;
+};
+
+template <std::int64_t MC, std::int64_t NC, std::int64_t KC, bool RowsOuter>
+Variant variant()
+{
+    const std::string order = RowsOuter ? "A outer" : "B outer";
+    return {std::to_string(MC) + "/" + std::to_string(NC) + "/" + std::to_string(KC) + " " + order,
+            blocked_gemm<amx::HardwareTiles, MC, NC, KC, RowsOuter>, blocked_gemm<amx::EmulatedTiles, MC, NC, KC, RowsOuter>};
+}
+
+/// MC / NC / KC (pairs), and which micro-panel the inner loop keeps in L1 ("A outer": rows_outer).
+std::vector<Variant> variants()
+{
+    return {variant<128, 256, 256, false>(), variant<256, 128, 256, true>(), variant<256, 128, 256, false>(),
+            variant<64, 256, 256, true>(),   variant<128, 256, 128, true>(), variant<128, 128, 256, true>(),
+            variant<256, 256, 256, true>()};
+}
+
+std::vector<int> parse_list(const char* text)
+{
+    std::vector<int> values;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) values.push_back(std::atoi(item.c_str()));
+    return values;
+}
+
+double median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// Median seconds of `calls` calls, after two untimed ones.
+template <class Fn>
+double time_calls(Fn&& fn, int calls)
+{
+    fn();
+    fn();
+    std::vector<double> seconds;
+    for (int i = 0; i < calls; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        fn();
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return median(seconds);
+}
+
+struct Inputs {
+    std::int64_t n;
+    std::vector<BFloat16> a, b;
+    explicit Inputs(std::int64_t size) : n(size), a(size * size), b(size * size)
+    {
+        std::mt19937 rng{static_cast<unsigned>(size)};
+        std::uniform_int_distribution<int> small(-3, 3);  // exact products and sums: any wrong block shows
+        for (auto& x : a) x = BFloat16(float(small(rng)));
+        for (auto& x : b) x = BFloat16(float(small(rng)));
+    }
+    Problem problem(BFloat16* c) const { return {Transpose::no, Transpose::no, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c, n, {}}; }
+};
+
+/// Every variant's bits against the tier's (`tier`), on hardware or emulated tiles; prints each difference.
+int count_differences(const Inputs& in, int threads, GemmFn tier, bool emulated)
+{
+    std::vector<BFloat16> expected(in.n * in.n), got(in.n * in.n);
+    tier(in.problem(expected.data()), threads);
+    int differences = 0;
+    for (const Variant& v : variants()) {
+        std::fill(got.begin(), got.end(), BFloat16(0.0f));
+        (emulated ? v.emulated : v.hardware)(in.problem(got.data()), threads);
+        if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(BFloat16)) != 0) {
+            std::printf("DIFFERENT: %s at N = %lld, %d threads\n", v.name.c_str(), (long long)in.n, threads);
+            ++differences;
+        }
+    }
+    return differences;
+}
+
+int check_on_emulated_tiles()
+{
+    int differences = 0;
+    // 96: one k block, op(A) read in place; 200: packed op(A), padded k; 576: two k blocks, packed op(A).
+    for (const std::int64_t n : {96, 200, 576})
+        for (int threads : {1, 2}) differences += count_differences(Inputs(n), threads, amx::gemm_emulated<BFloat16>, true);
+    std::printf("%d variants x 6 products on emulated tiles: %d differences from the tier\n", int(variants().size()), differences);
+    return differences == 0 ? 0 : 1;
+}
+
+void time_one_size(std::int64_t n, int threads, int reps)
+{
+    const Inputs in(n);
+    if (count_differences(in, threads, amx::gemm<BFloat16>, false) != 0) std::exit(1);
+    const std::vector<Variant> candidates = variants();
+    std::vector<BFloat16> c(n * n);
+    const int calls = n <= 256 ? 60 : n <= 512 ? 30 : n <= 1024 ? 10 : 4;
+    std::vector<double> onednn, tier;
+    std::vector<std::vector<double>> seconds(candidates.size());
+    for (int rep = 0; rep < reps; ++rep) {
+        {
+            bench::onednn_set_threads(threads);
+            bench::OnednnMatmul matmul(DType::bf16, n, n, n);
+            onednn.push_back(time_calls([&] { matmul.run<BFloat16>(in.a.data(), in.b.data(), c.data()); }, calls));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenMP's threads stop spinning
+        tier.push_back(time_calls([&] { amx::gemm<BFloat16>(in.problem(c.data()), threads); }, calls));
+        for (std::size_t v = 0; v < candidates.size(); ++v)
+            seconds[v].push_back(time_calls([&] { candidates[v].hardware(in.problem(c.data()), threads); }, calls));
+    }
+    const double flop = 2.0 * double(n) * double(n) * double(n), peer = median(onednn);
+    std::printf("\nN = %lld, %d thread(s): GFLOP/s, median of %d repetitions (ratio = oneDNN's time / this one's)\n", (long long)n, threads,
+                reps);
+    auto row = [&](const std::string& name, const std::vector<double>& t) {
+        std::printf("  %-22s %8.1f  ratio %.2f  (each repetition:", name.c_str(), flop / median(t) / 1e9, peer / median(t));
+        for (double x : t) std::printf(" %.0f", flop / x / 1e9);
+        std::printf(")\n");
+    };
+    row("oneDNN bf16", onednn);
+    row("the tier (128/256/256 A outer)", tier);
+    for (std::size_t v = 0; v < candidates.size(); ++v) row(candidates[v].name, seconds[v]);
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<int> sizes{256, 512, 1024}, threads{1, 2};
+    int reps = 5;
+    bool check = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : "";
+        if (arg == "--check")
+            check = true;
+        else if (arg == "--sizes" && *value)
+            sizes = parse_list(argv[++i]);
+        else if (arg == "--threads" && *value)
+            threads = parse_list(argv[++i]);
+        else if (arg == "--reps" && *value)
+            reps = std::max(1, std::atoi(argv[++i]));
+        else {
+            std::fprintf(stderr, "unknown argument '%s'\nusage: tinyamp-amx-tuning [--check] [--sizes 256,512] [--threads 1,2] [--reps 5]\n",
+                         arg.c_str());
+            return 2;
+        }
+    }
+    if (check) return check_on_emulated_tiles();
+    if (!cpu_features().amx_bf16) {
+        std::printf("tinyamp-amx-tuning: this CPU has no usable AMX (%s); nothing to time. --check runs the variants on emulated tiles.\n",
+                    amx_unavailable_reason().c_str());
+        return 77;
+    }
+    std::printf("MC / NC / KC (pairs of k), and which micro-panel stays in L1: 'A outer' keeps one A micro-panel while B's stream\n");
+    for (int n : sizes)
+        for (int t : threads) time_one_size(n, t, reps);
+    return 0;
+}
