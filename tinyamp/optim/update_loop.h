@@ -9,8 +9,9 @@
 ///
 /// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. Where the
 /// parameter, its gradient and its states all have that dtype, are contiguous and live on one
-/// device, they are updated in their own memory: on the CPU by a plain loop, on a GPU by one
-/// kernel launch (kernels/cuda/optimizer_step.h) with the same rule. Anything else (an f16/bf16
+/// device, they are updated in their own memory: on the CPU by one loop (kernels/cpu/optimizer_step.h,
+/// vectorized where the CPU has FMA), on a GPU by one kernel launch (kernels/cuda/optimizer_step.h)
+/// with the same rule. Anything else (an f16/bf16
 /// parameter or state, a transposed leaf, a gradient on another device) is copied into contiguous
 /// CPU tensors of the opmath type, updated there and copied back with copy_, which rounds once
 /// into the tensor's own dtype.
@@ -18,6 +19,7 @@
 /// Master weights should stay f32 all the same (use amp::autocast for low-precision compute): an
 /// update below half an ulp of an f16 weight rounds away (p - lr*g == p; for p near 1, below 0.00024).
 
+#include "kernels/cpu/optimizer_step.h"
 #include "kernels/cuda/optimizer_step.h"
 #include "kernels/optimizer_rules.h"
 #include "tinyamp/core/layout.h"
@@ -73,23 +75,8 @@ void update_elements(const Tensor& param, const Tensor& grad, const Tensor& s0, 
     const Tensor p = workable(param, opmath), g = workable(grad, opmath);
     const Tensor a = workable(s0, opmath), b = workable(s1, opmath);
     auto run = [&]<class T>(T*) {
-        const Rule<T> fn(scalars);
-        T* pp = p.data_ptr<T>();
-        const T* gp = g.data_ptr<T>();
-        T* ap = a.defined() ? a.data_ptr<T>() : nullptr;
-        T* bp = b.defined() ? b.data_ptr<T>() : nullptr;
-        T unused = 0;
-        // One loop per set of state tensors, with the element count read once: plain loops (the
-        // compiler vectorizes them where its target CPU has FMA; elsewhere std::fma is a call).
-        const std::int64_t n = p.numel();
-        if (ap && bp)
-            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], ap[i], bp[i]);
-        else if (ap)
-            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], ap[i], unused);
-        else if (bp)
-            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], unused, bp[i]);
-        else
-            for (std::int64_t i = 0; i < n; ++i) fn(pp[i], gp[i], unused, unused);
+        const auto state = [](const Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+        kernels::cpu::optimizer_step(Rule<T>(scalars), p.data_ptr<T>(), g.data_ptr<T>(), state(a), state(b), p.numel());
     };
     if (opmath == DType::f32)
         run(static_cast<float*>(nullptr));
