@@ -131,5 +131,4 @@ struct Kernel {
     }
 };
 
-
 }  // namespace tinyamp::kernels::cpu::amx
