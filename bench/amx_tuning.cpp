@@ -17,13 +17,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/gemm_inputs.h"
 #include "bench/gemm_peers.h"
+#include "bench/result_collector.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_amx_kernel.h"
 #include "kernels/cpu/gemm_fast.h"
@@ -70,11 +71,8 @@ std::vector<int> parse_list(const char* text)
     return values;
 }
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
+/// The median of `seconds` as the benchmark's summary takes it (result_collector.h).
+double median(std::vector<double> seconds) { return bench::Timing{std::move(seconds), {}, {}}.median(); }
 
 /// Median seconds of `calls` calls, after two untimed ones.
 template <class Fn>
@@ -91,30 +89,29 @@ double time_calls(Fn&& fn, int calls)
     return median(seconds);
 }
 
+/// The benchmark's own square inputs (gemm_inputs.h), in bf16, and the product C = A B over them.
 struct Inputs {
-    std::int64_t n;
-    std::vector<BFloat16> a, b;
-    explicit Inputs(std::int64_t size) : n(size), a(size * size), b(size * size)
+    bench::GemmInputs values;
+    explicit Inputs(std::int64_t n) : values(bench::make_gemm_inputs(n, n, n)) {}
+    std::int64_t n() const { return values.n; }
+    Problem problem(BFloat16* c) const
     {
-        std::mt19937 rng{static_cast<unsigned>(size)};
-        std::uniform_int_distribution<int> small(-3, 3);  // exact products and sums: any wrong block shows
-        for (auto& x : a) x = BFloat16(float(small(rng)));
-        for (auto& x : b) x = BFloat16(float(small(rng)));
+        const std::int64_t n = values.n;
+        return {Transpose::no, Transpose::no, n, n, n, 1.0, values.a_bf16.data(), n, values.b_bf16.data(), n, 0.0, c, n, {}};
     }
-    Problem problem(BFloat16* c) const { return {Transpose::no, Transpose::no, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c, n, {}}; }
 };
 
 /// Every variant's bits against the tier's (`tier`), on hardware or emulated tiles; prints each difference.
 int count_differences(const Inputs& in, int threads, GemmFn tier, bool emulated)
 {
-    std::vector<BFloat16> expected(in.n * in.n), got(in.n * in.n);
+    std::vector<BFloat16> expected(in.n() * in.n()), got(in.n() * in.n());
     tier(in.problem(expected.data()), threads);
     int differences = 0;
     for (const Variant& v : variants()) {
         std::fill(got.begin(), got.end(), BFloat16(0.0f));
         (emulated ? v.emulated : v.hardware)(in.problem(got.data()), threads);
         if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(BFloat16)) != 0) {
-            std::printf("DIFFERENT: %s at N = %lld, %d threads\n", v.name.c_str(), (long long)in.n, threads);
+            std::printf("DIFFERENT: %s at N = %lld, %d threads\n", v.name.c_str(), (long long)in.n(), threads);
             ++differences;
         }
     }
@@ -144,7 +141,7 @@ void time_one_size(std::int64_t n, int threads, int reps)
         {
             bench::onednn_set_threads(threads);
             bench::OnednnMatmul matmul(DType::bf16, n, n, n);
-            onednn.push_back(time_calls([&] { matmul.run<BFloat16>(in.a.data(), in.b.data(), c.data()); }, calls));
+            onednn.push_back(time_calls([&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); }, calls));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenMP's threads stop spinning
         tier.push_back(time_calls([&] { amx::gemm<BFloat16>(in.problem(c.data()), threads); }, calls));
