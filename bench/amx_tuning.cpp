@@ -17,14 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/gemm_inputs.h"
 #include "bench/gemm_peers.h"
-#include "bench/result_collector.h"
+#include "bench/tuning_harness.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_amx_kernel.h"
 #include "kernels/cpu/gemm_fast.h"
@@ -63,31 +62,8 @@ std::vector<Variant> variants()
             variant<256, 256, 256, true>()};
 }
 
-std::vector<int> parse_list(const char* text)
-{
-    std::vector<int> values;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) values.push_back(std::atoi(item.c_str()));
-    return values;
-}
-
-/// The median of `seconds` as the benchmark's summary takes it (result_collector.h).
-double median(std::vector<double> seconds) { return bench::Timing{std::move(seconds), {}, {}}.median(); }
-
-/// Median seconds of `calls` calls, after two untimed ones.
-template <class Fn>
-double time_calls(Fn&& fn, int calls)
-{
-    fn();
-    fn();
-    std::vector<double> seconds;
-    for (int i = 0; i < calls; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return median(seconds);
-}
+using bench::tuning::median;
+using bench::tuning::time_calls;
 
 /// The benchmark's own square inputs (gemm_inputs.h), in bf16, and the product C = A B over them.
 struct Inputs {
@@ -134,7 +110,7 @@ void time_one_size(std::int64_t n, int threads, int reps)
     if (count_differences(in, threads, amx::gemm<BFloat16>, false) != 0) std::exit(1);
     const std::vector<Variant> candidates = variants();
     std::vector<BFloat16> c(n * n);
-    const int calls = n <= 256 ? 60 : n <= 512 ? 30 : n <= 1024 ? 10 : 4;
+    const int calls = bench::tuning::calls_for(n);
     std::vector<double> onednn, tier;
     std::vector<std::vector<double>> seconds(candidates.size());
     for (int rep = 0; rep < reps; ++rep) {
@@ -151,14 +127,9 @@ void time_one_size(std::int64_t n, int threads, int reps)
     const double flop = 2.0 * double(n) * double(n) * double(n), peer = median(onednn);
     std::printf("\nN = %lld, %d thread(s): GFLOP/s, median of %d repetitions (ratio = oneDNN's time / this one's)\n", (long long)n, threads,
                 reps);
-    auto row = [&](const std::string& name, const std::vector<double>& t) {
-        std::printf("  %-22s %8.1f  ratio %.2f  (each repetition:", name.c_str(), flop / median(t) / 1e9, peer / median(t));
-        for (double x : t) std::printf(" %.0f", flop / x / 1e9);
-        std::printf(")\n");
-    };
-    row("oneDNN bf16", onednn);
-    row("the tier (128/256/256 A outer)", tier);
-    for (std::size_t v = 0; v < candidates.size(); ++v) row(candidates[v].name, seconds[v]);
+    bench::tuning::print_row("oneDNN bf16", flop, peer, onednn);
+    bench::tuning::print_row("the tier (128/256/256 A outer)", flop, peer, tier);
+    for (std::size_t v = 0; v < candidates.size(); ++v) bench::tuning::print_row(candidates[v].name, flop, peer, seconds[v]);
     std::fflush(stdout);
 }
 
@@ -166,34 +137,16 @@ void time_one_size(std::int64_t n, int threads, int reps)
 
 int main(int argc, char** argv)
 {
-    std::vector<int> sizes{256, 512, 1024}, threads{1, 2};
-    int reps = 5;
-    bool check = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const char* value = i + 1 < argc ? argv[i + 1] : "";
-        if (arg == "--check")
-            check = true;
-        else if (arg == "--sizes" && *value)
-            sizes = parse_list(argv[++i]);
-        else if (arg == "--threads" && *value)
-            threads = parse_list(argv[++i]);
-        else if (arg == "--reps" && *value)
-            reps = std::max(1, std::atoi(argv[++i]));
-        else {
-            std::fprintf(stderr, "unknown argument '%s'\nusage: tinyamp-amx-tuning [--check] [--sizes 256,512] [--threads 1,2] [--reps 5]\n",
-                         arg.c_str());
-            return 2;
-        }
-    }
-    if (check) return check_on_emulated_tiles();
+    bench::tuning::Options options;
+    if (!bench::tuning::parse_options(argc, argv, "tinyamp-amx-tuning", options)) return 2;
+    if (options.check) return check_on_emulated_tiles();
     if (!cpu_features().amx_bf16) {
         std::printf("tinyamp-amx-tuning: this CPU has no usable AMX (%s); nothing to time. --check runs the variants on emulated tiles.\n",
                     amx_unavailable_reason().c_str());
         return 77;
     }
     std::printf("MC / NC / KC (pairs of k), and which micro-panel stays in L1: 'A outer' keeps one A micro-panel while B's stream\n");
-    for (int n : sizes)
-        for (int t : threads) time_one_size(n, t, reps);
+    for (int n : options.sizes)
+        for (int t : options.threads) time_one_size(n, t, options.reps);
     return 0;
 }

@@ -22,9 +22,15 @@ std::string openblas_description();
 /// True when OpenBLAS runs one of its AVX-512 kernels (SkylakeX, Cooperlake, SapphireRapids).
 /// OpenBLAS picks them when it loads, from the CPU it finds, unless OPENBLAS_CORETYPE names
 /// another core: OPENBLAS_CORETYPE=Haswell (set in this project's machines' environment) gives it
-/// the AVX2 kernels, at about half the speed. main.cpp then sets OPENBLAS_CORETYPE to an AVX-512
-/// core and starts the program again, so the peer runs as fast as it can on this CPU.
+/// the AVX2 kernels, at about half the speed.
 bool openblas_uses_avx512_kernels();
+/// On an AVX-512 CPU where OpenBLAS did not pick AVX-512 kernels (OPENBLAS_CORETYPE=Haswell in the
+/// environment, or an OpenBLAS too old to know the CPU: 0.3.21 picked Prescott, SSE3, on the lent
+/// Xeon), sets OPENBLAS_CORETYPE to the core OpenBLAS picks for such a CPU by itself (Cooperlake
+/// with AVX-512 BF16, SkylakeX without) and starts this program again, once, with `argv`, so the
+/// peer runs as fast as it can here. Returns when nothing needs doing (or the restart failed,
+/// which it says). Call it first thing in main.
+void give_openblas_its_avx512_kernels(char** argv);
 
 /// omp_set_num_threads: Debian's oneDNN runs on OpenMP. Set it before making a primitive, since
 /// oneDNN plans its work split for the thread count it sees then.

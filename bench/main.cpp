@@ -12,9 +12,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -40,28 +37,6 @@
 
 namespace {
 
-// OpenBLAS picks its kernels when it loads, from the CPU it finds, unless OPENBLAS_CORETYPE names
-// them. On an AVX-512 CPU (Debian's 0.3.21 picks Cooperlake here by itself) an environment with
-// OPENBLAS_CORETYPE=Haswell, as this project's machines have, or an OpenBLAS too old to know the CPU,
-// leaves it on its AVX2 kernels at about half its speed. A peer must run as fast as it can on this
-// machine: set OPENBLAS_CORETYPE to the core OpenBLAS picks for such a CPU by itself (Cooperlake
-// with AVX-512 BF16, SkylakeX without) and start this program again, once, with its arguments.
-void give_openblas_its_avx512_kernels(char** argv)
-{
-    using namespace tinyamp;
-    if (bench::openblas_uses_avx512_kernels() || !kernels::cpu::detect_cpu_features().avx512f || std::getenv("TINYAMP_BENCH_RESTARTED"))
-        return;
-    const char* before = std::getenv("OPENBLAS_CORETYPE");
-    const char* core = kernels::cpu::detect_cpu_features().avx512bf16 ? "Cooperlake" : "SkylakeX";
-    std::cout << "OpenBLAS chose its AVX2 kernels on this AVX-512 CPU (OPENBLAS_CORETYPE=" << (before ? before : "unset")
-              << "): starting again with OPENBLAS_CORETYPE=" << core << '\n'
-              << std::flush;
-    setenv("OPENBLAS_CORETYPE", core, 1);
-    setenv("TINYAMP_BENCH_RESTARTED", "1", 1);  // never more than once
-    execv("/proc/self/exe", argv);
-    std::cout << "  could not start again (" << std::strerror(errno) << "): OpenBLAS keeps its AVX2 kernels\n";
-}
-
 // Takes --pytorch-results=FILE out of argv (Google Benchmark rejects flags it does not know) and
 // returns FILE, or "" when the flag is absent.
 std::string take_pytorch_results_flag(int& argc, char** argv)
@@ -85,7 +60,7 @@ std::string take_pytorch_results_flag(int& argc, char** argv)
 int main(int argc, char** argv)
 {
     using namespace tinyamp;
-    give_openblas_its_avx512_kernels(argv);  // before Initialize, which removes the flags it reads from argv
+    bench::give_openblas_its_avx512_kernels(argv);  // before Initialize, which removes the flags it reads from argv
     const std::string pytorch_file = take_pytorch_results_flag(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

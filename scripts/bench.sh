@@ -26,7 +26,7 @@ if ! grep -q '^TINYAMP_BENCH_ENABLED:INTERNAL=ON' "$build_dir/CMakeCache.txt"; t
   echo "$configure_log" | grep 'tinyamp: benchmarks' >&2 || true
   exit 1
 fi
-cmake --build "$build_dir" -j "$jobs" --target tinyamp-bench tinyamp-amx-tuning  # the second: docs/kernels.md, "Tuning on a Xeon"
+cmake --build "$build_dir" -j "$jobs" --target tinyamp-bench tinyamp-amx-tuning tinyamp-f32-tuning  # the tuning tools: docs/kernels.md
 
 # PyTorch as a peer, where it is installed. It runs first, alone, so neither run takes the other's cores.
 pytorch_results=()

@@ -28,9 +28,9 @@ struct Kernel {
 __attribute__((target("avx512f,avx512bf16"))) void Kernel::run(std::int64_t kc, const std::uint32_t* a, const std::uint32_t* b, float* c,
                                                                 std::int64_t ldc, bool first)
 {
-    Avx512Tile tile;
+    Avx512Tile<> tile;
     tile.load(c, ldc, first);
-    const std::uint32_t* a_next = a + kc * MR;  // usually the next call's A micro-panel (see gemm_avx512.cpp)
+    const std::uint32_t* a_next = a + kc * MR;  // usually the next call's A micro-panel (see gemm_avx512_kernel.h)
     for (std::int64_t p = 0; p < kc; ++p) {
         _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
         const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 16);

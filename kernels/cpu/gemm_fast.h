@@ -5,7 +5,7 @@
 // Each tier is the same blocked algorithm (gemm_blocked.h: packing, cache blocking, threads, the
 // epilogue) around its own register-tiled micro-kernel, in a file of its own:
 //   gemm_avx2.cpp         6 x 16 tile of f32 in 12 ymm registers (AVX2 + FMA)
-//   gemm_avx512.cpp       8 x 32 tile of f32 in 16 zmm registers (AVX-512F + FMA)
+//   gemm_avx512.cpp       8 x 32 tile of f32 in 16 zmm registers (AVX-512F + FMA; gemm_avx512_kernel.h)
 //   gemm_avx512_bf16.cpp  the same tile fed by vdpbf16ps, two bf16 products per lane and step
 //   gemm_amx.cpp          32 x 32 of C in four AMX tiles of 16 x 16 f32, fed by tdpbf16ps
 // Every function that uses vector instructions gets them from a target attribute, not a file-wide

@@ -1,0 +1,147 @@
+// tinyamp-f32-tuning: times the avx512 tier's micro-kernel (kernels/cpu/gemm_avx512_kernel.h)
+// under other register tiles, cache blockings, loop orders and prefetches than the tier's, against
+// the tier itself and OpenBLAS sgemm, in one run: the evidence behind the tier's choice
+// (docs/kernels.md, "The f32 tier on a Xeon"). Square f32 products C = A B, row-major.
+//
+// Each variant first computes one product and must give the tier's bits (a blocking or a tile
+// changes which block computes an element, never the order of its sums). Then the candidates are
+// timed in turn, `--reps` times over (default 5), each repetition timing every candidate once
+// (tuning_harness.h); the table shows medians and every repetition.
+//
+//   tinyamp-f32-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
+//   tinyamp-f32-tuning --check   only the bit check, over odd and multi-block sizes (exit 1 on a difference)
+// Without AVX-512F it says so and exits 77.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/gemm_inputs.h"
+#include "bench/gemm_peers.h"
+#include "bench/tuning_harness.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/gemm_avx512_kernel.h"
+#include "kernels/cpu/gemm_blocked.h"
+#include "kernels/cpu/gemm_fast.h"
+
+namespace {
+
+using namespace tinyamp;
+using namespace tinyamp::kernels::cpu;
+using Problem = GemmProblem<float, float>;
+using GemmFn = void (*)(const Problem&, int threads);
+using avx512::Prefetch;
+
+struct Variant {
+    std::string name;
+    GemmFn gemm;
+};
+
+template <std::int64_t MR, std::int64_t MC, std::int64_t NC, std::int64_t KC, bool RowsOuter, Prefetch Ahead>
+Variant variant()
+{
+    char name[64];
+    std::snprintf(name, sizeof name, "%lldx32 %lld/%lld/%lld %s%s", (long long)MR, (long long)MC, (long long)NC, (long long)KC,
+                  RowsOuter ? "A outer" : "B outer",
+                  Ahead == Prefetch::none ? ", no prefetch" : Ahead == Prefetch::next_b ? ", next B" : "");
+    return {name, [](const Problem& problem, int threads) {
+                blocked::gemm<avx512::Kernel<MR, MC, NC, KC, RowsOuter, Ahead>>(problem, threads);
+            }};
+}
+
+/// MR x 32 register tile; MC / NC / KC; which micro-panel stays in L1 ("B outer": one B
+/// micro-panel while A's stream, the tier's order); the prefetch (the tier's: the next A micro-panel).
+std::vector<Variant> variants()
+{
+    constexpr bool a_outer = true, b_outer = false;
+    return {variant<8, 128, 256, 256, b_outer, Prefetch::none>(),    variant<8, 256, 256, 256, b_outer, Prefetch::next_a>(),
+            variant<8, 128, 512, 256, b_outer, Prefetch::next_a>(),  variant<8, 128, 256, 512, b_outer, Prefetch::next_a>(),
+            variant<8, 128, 256, 256, a_outer, Prefetch::next_b>(),  variant<12, 120, 256, 256, b_outer, Prefetch::next_a>(),
+            variant<12, 240, 512, 384, b_outer, Prefetch::next_a>(), variant<14, 112, 256, 256, b_outer, Prefetch::next_a>(),
+            variant<14, 224, 512, 384, b_outer, Prefetch::next_a>()};
+}
+
+using bench::tuning::median;
+using bench::tuning::time_calls;
+
+Problem square_product(const bench::GemmInputs& in, float* c)
+{
+    const std::int64_t n = in.n;
+    return {Transpose::no, Transpose::no, n, n, n, 1.0, in.a.data(), n, in.b.data(), n, 0.0, c, n, {}};
+}
+
+/// Every variant's bits against the tier's; prints each difference.
+int count_differences(const bench::GemmInputs& in, int threads)
+{
+    std::vector<float> expected(in.n * in.n), got(in.n * in.n);
+    avx512::gemm<float, float>(square_product(in, expected.data()), threads);
+    int differences = 0;
+    for (const Variant& v : variants()) {
+        std::fill(got.begin(), got.end(), 0.0f);
+        v.gemm(square_product(in, got.data()), threads);
+        if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) != 0) {
+            std::printf("DIFFERENT: %s at N = %lld, %d threads\n", v.name.c_str(), (long long)in.n, threads);
+            ++differences;
+        }
+    }
+    return differences;
+}
+
+int check_bits()
+{
+    int differences = 0;
+    // 100: edge tiles in every direction; 600: two or three k blocks, edge blocks of MC and NC.
+    for (const std::int64_t n : {100, 600})
+        for (int threads : {1, 2}) differences += count_differences(bench::make_gemm_inputs(n, n, n), threads);
+    std::printf("%d variants x 4 products: %d differences from the tier\n", int(variants().size()), differences);
+    return differences == 0 ? 0 : 1;
+}
+
+void time_one_size(std::int64_t n, int threads, int reps)
+{
+    const bench::GemmInputs in = bench::make_gemm_inputs(n, n, n);
+    if (count_differences(in, threads) != 0) std::exit(1);
+    const std::vector<Variant> candidates = variants();
+    std::vector<float> c(n * n);
+    const int calls = bench::tuning::calls_for(n);
+    std::vector<double> openblas, tier;
+    std::vector<std::vector<double>> seconds(candidates.size());
+    for (int rep = 0; rep < reps; ++rep) {
+        bench::openblas_set_threads(threads);
+        openblas.push_back(time_calls([&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); }, calls));
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenBLAS's threads stop spinning
+        tier.push_back(time_calls([&] { avx512::gemm<float, float>(square_product(in, c.data()), threads); }, calls));
+        for (std::size_t v = 0; v < candidates.size(); ++v)
+            seconds[v].push_back(time_calls([&] { candidates[v].gemm(square_product(in, c.data()), threads); }, calls));
+    }
+    const double flop = 2.0 * double(n) * double(n) * double(n), peer = median(openblas);
+    std::printf("\nN = %lld, %d thread(s): GFLOP/s, median of %d repetitions (ratio = OpenBLAS's time / this one's)\n", (long long)n,
+                threads, reps);
+    bench::tuning::print_row("OpenBLAS sgemm", flop, peer, openblas);
+    bench::tuning::print_row("the tier (8x32 128/256/256)", flop, peer, tier);
+    for (std::size_t v = 0; v < candidates.size(); ++v) bench::tuning::print_row(candidates[v].name, flop, peer, seconds[v]);
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    bench::tuning::Options options;
+    if (!bench::tuning::parse_options(argc, argv, "tinyamp-f32-tuning", options)) return 2;
+    if (!detect_cpu_features().avx512f) {
+        std::printf("tinyamp-f32-tuning: this CPU has no AVX-512F, so no avx512 tier to tune; nothing to do.\n");
+        return 77;
+    }
+    if (options.check) return check_bits();
+    bench::give_openblas_its_avx512_kernels(argv);
+    std::printf("OpenBLAS: %s\n", bench::openblas_description().c_str());
+    std::printf("MR x 32 register tile, MC / NC / KC, and which micro-panel stays in L1 ('B outer': one B micro-panel while A's stream)\n");
+    for (int n : options.sizes)
+        for (int t : options.threads) time_one_size(n, t, options.reps);
+    return 0;
+}
