@@ -11,6 +11,8 @@
 //   tinyamp-amx-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
 //   tinyamp-amx-tuning --check   every variant on emulated tiles, against the tier's emulation
 //                                (any CPU; exit 1 on a difference)
+//   tinyamp-amx-tuning --phases  where the tier's time goes, per thread: its tile loop against
+//                                the rest (packing, epilogue); --reps rounds (gemm_phases.h)
 // Without AMX and without --check it says so and exits 77.
 #include <algorithm>
 #include <chrono>
@@ -23,6 +25,7 @@
 
 #include "bench/gemm_inputs.h"
 #include "bench/gemm_peers.h"
+#include "bench/gemm_phases.h"
 #include "bench/tuning_harness.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_amx_kernel.h"
@@ -133,6 +136,20 @@ void time_one_size(std::int64_t n, int threads, int reps)
     std::fflush(stdout);
 }
 
+using Timed = bench::phases::Timed<amx::Kernel<amx::HardwareTiles>>;
+static_assert(blocked::reads_a_in_place<Timed>, "the timed twin must read op(A) in place where the tier does");
+
+void print_phases(std::int64_t n, int threads, int rounds)
+{
+    const Inputs in(n);
+    std::vector<BFloat16> c(n * n);
+    bench::onednn_set_threads(threads);
+    bench::OnednnMatmul matmul(DType::bf16, n, n, n);
+    bench::phases::print_phases(
+        "oneDNN", n, threads, rounds, [&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); },
+        [&] { blocked::gemm<Timed>(in.problem(c.data()), threads); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -145,8 +162,7 @@ int main(int argc, char** argv)
                     amx_unavailable_reason().c_str());
         return 77;
     }
-    std::printf("MC / NC / KC (pairs of k), and which micro-panel stays in L1: 'A outer' keeps one A micro-panel while B's stream\n");
-    for (int n : options.sizes)
-        for (int t : options.threads) time_one_size(n, t, options.reps);
-    return 0;
+    return bench::tuning::run_cases(
+        options, print_phases, time_one_size,
+        "MC / NC / KC (pairs of k), and which micro-panel stays in L1: 'A outer' keeps one A micro-panel while B's stream");
 }

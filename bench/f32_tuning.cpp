@@ -10,6 +10,8 @@
 //
 //   tinyamp-f32-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
 //   tinyamp-f32-tuning --check   only the bit check, over odd and multi-block sizes (exit 1 on a difference)
+//   tinyamp-f32-tuning --phases  where the tier's time goes, per thread: its kernel calls against
+//                                the rest (packing, epilogue); --reps rounds (gemm_phases.h)
 // Without AVX-512F it says so and exits 77.
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,7 @@
 
 #include "bench/gemm_inputs.h"
 #include "bench/gemm_peers.h"
+#include "bench/gemm_phases.h"
 #include "bench/tuning_harness.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_avx512_kernel.h"
@@ -127,6 +130,19 @@ void time_one_size(std::int64_t n, int threads, int reps)
     std::fflush(stdout);
 }
 
+using Timed = bench::phases::Timed<avx512::Kernel<>>;
+static_assert(!blocked::reads_a_in_place<Timed>, "the f32 kernel packs op(A): so must its timed twin");
+
+void print_phases(std::int64_t n, int threads, int rounds)
+{
+    const bench::GemmInputs in = bench::make_gemm_inputs(n, n, n);
+    std::vector<float> c(n * n);
+    bench::openblas_set_threads(threads);
+    bench::phases::print_phases(
+        "OpenBLAS", n, threads, rounds, [&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); },
+        [&] { blocked::gemm<Timed>(square_product(in, c.data()), threads); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -140,8 +156,7 @@ int main(int argc, char** argv)
     if (options.check) return check_bits();
     bench::give_openblas_its_avx512_kernels(argv);
     std::printf("OpenBLAS: %s\n", bench::openblas_description().c_str());
-    std::printf("MR x 32 register tile, MC / NC / KC, and which micro-panel stays in L1 ('B outer': one B micro-panel while A's stream)\n");
-    for (int n : options.sizes)
-        for (int t : options.threads) time_one_size(n, t, options.reps);
-    return 0;
+    return bench::tuning::run_cases(
+        options, print_phases, time_one_size,
+        "MR x 32 register tile, MC / NC / KC, and which micro-panel stays in L1 ('B outer': one B micro-panel while A's stream)");
 }

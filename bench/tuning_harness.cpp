@@ -27,6 +27,8 @@ bool parse_options(int argc, char** argv, const char* tool, Options& options)
         const bool has_value = i + 1 < argc && *argv[i + 1];
         if (arg == "--check")
             options.check = true;
+        else if (arg == "--phases")
+            options.phases = true;
         else if (arg == "--sizes" && has_value)
             options.sizes = parse_list(argv[++i]);
         else if (arg == "--threads" && has_value)
@@ -34,12 +36,24 @@ bool parse_options(int argc, char** argv, const char* tool, Options& options)
         else if (arg == "--reps" && has_value)
             options.reps = std::max(1, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "unknown argument '%s'\nusage: %s [--check] [--sizes 256,512] [--threads 1,2] [--reps 5]\n", arg.c_str(),
-                         tool);
+            std::fprintf(stderr, "unknown argument '%s'\nusage: %s [--check | --phases] [--sizes 256,512] [--threads 1,2] [--reps 5]\n",
+                         arg.c_str(), tool);
             return false;
         }
     }
+    if (options.phases && std::any_of(options.threads.begin(), options.threads.end(), [](int t) { return t < 1 || t > 2; })) {
+        std::fprintf(stderr, "%s --phases records one or two threads: give --threads 1, 2 or 1,2\n", tool);
+        return false;
+    }
     return true;
+}
+
+int run_cases(const Options& options, CaseFn phases, CaseFn timing, const char* legend)
+{
+    if (!options.phases) std::printf("%s\n", legend);
+    for (int n : options.sizes)
+        for (int t : options.threads) (options.phases ? phases : timing)(n, t, options.reps);
+    return 0;
 }
 
 double median(std::vector<double> seconds) { return Timing{std::move(seconds), {}, {}}.median(); }

@@ -15,12 +15,20 @@ struct Options {
     std::vector<int> sizes{256, 512, 1024};
     std::vector<int> threads{1, 2};
     int reps = 5;
-    bool check = false;  ///< --check: compare every variant's bits with the tier's, time nothing
+    bool check = false;   ///< --check: compare every variant's bits with the tier's, time nothing
+    bool phases = false;  ///< --phases: where the tier's time goes, per thread (gemm_phases.h), `reps` rounds
 };
 
-/// Reads --check, --sizes 256,512, --threads 1,2 and --reps 5 into `options`. False (after
-/// printing the usage of `tool` to stderr) on anything else.
+/// Reads --check, --phases, --sizes 256,512, --threads 1,2 and --reps 5 into `options`. False
+/// (after printing the usage of `tool` to stderr) on anything else, and for --phases with more
+/// than 2 threads.
 bool parse_options(int argc, char** argv, const char* tool, Options& options);
+
+/// For every size and thread count of `options`: `phases` (with --phases) or, after printing
+/// `legend`, `timing`; each is given n, the thread count and options.reps. Returns 0 (main's
+/// exit status).
+using CaseFn = void (*)(std::int64_t n, int threads, int reps);
+int run_cases(const Options& options, CaseFn phases, CaseFn timing, const char* legend);
 
 /// The median, as the benchmark's summary takes it (Timing::median, result_collector.h).
 double median(std::vector<double> seconds);
