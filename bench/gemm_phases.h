@@ -6,7 +6,6 @@
 // epilogue. Reading the TSC around each kernel call costs little but not nothing: on the lent VM
 // the timed 512^3 bf16 product (256 kernel calls) took 2-7 % longer than the plain tier. At most
 // two threads: the calling thread is slot 0, any helper slot 1.
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +14,8 @@
 #include <vector>
 
 #include <tinyamp/core/dtype.h>
+
+#include "bench/tuning_harness.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -93,7 +94,8 @@ struct Timed<K, true> : TimedBase<K> {
     }
 };
 
-/// For each of `rounds` rounds: the peer's median time per product (`peer` runs one), then
+/// For each of `rounds` rounds: the peer's median time per product (`peer` runs one; timed as
+/// the tuning tables time it, tuning::time_calls), then
 /// `timed_gemm` (one product with a Timed kernel) 20 times: the median product, and for each
 /// thread its range, the kernel calls in it and the rest (packing, epilogue), and how many kernel
 /// calls it made (a helper that woke too late makes none: the calling thread ran both parts, and
@@ -101,33 +103,24 @@ struct Timed<K, true> : TimedBase<K> {
 template <class Peer, class TimedGemm>
 void print_phases(const char* peer_name, long long n, int threads, int rounds, Peer&& peer, TimedGemm&& timed_gemm)
 {
-    auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    };
-    auto time_us = [&](auto&& fn) {
-        const std::uint64_t start = ticks();
-        fn();
-        return double(ticks() - start) / ticks_per_us();
-    };
+    using tuning::median;
     set_calling_thread();
     const double flop = 2.0 * double(n) * double(n) * double(n);
     std::printf("\nN = %lld, %d thread(s), microseconds (median of 20 products): range = a thread's begin_range() to end_range();\n"
                 "kernel = its kernel calls; rest = range - kernel (packing, epilogue)\n",
                 n, threads);
     for (int round = 0; round < rounds; ++round) {
-        std::vector<double> peer_us, total;
+        std::vector<double> total;
         std::array<std::vector<double>, 2> range, kernel, calls;
-        for (int i = 0; i < 22; ++i) {
-            const double us = time_us(peer);
-            if (i >= 2) peer_us.push_back(us);
-        }
+        const double peer_us = tuning::time_calls(peer, 20) * 1e6;
         // OpenBLAS's and OpenMP's threads spin on after a call: on two cores they would take the
         // core tinyamp's helper needs.
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         for (int i = 0; i < 22; ++i) {
             records().fill(ThreadRecord{});
-            const double us = time_us(timed_gemm);
+            const std::uint64_t start = ticks();
+            timed_gemm();
+            const double us = double(ticks() - start) / ticks_per_us();
             if (i < 2) continue;  // warm-up
             total.push_back(us);
             for (int t = 0; t < 2; ++t) {
@@ -136,8 +129,8 @@ void print_phases(const char* peer_name, long long n, int threads, int rounds, P
                 kernel[t].push_back(double(records()[t].kernel_cycles) / ticks_per_us());
             }
         }
-        std::printf("  round %d: %s %.0f (%.0f GFLOP/s) | tinyamp %.0f (%.0f GFLOP/s)", round, peer_name, median(peer_us),
-                    flop / median(peer_us) / 1e3, median(total), flop / median(total) / 1e3);
+        std::printf("  round %d: %s %.0f (%.0f GFLOP/s) | tinyamp %.0f (%.0f GFLOP/s)", round, peer_name, peer_us, flop / peer_us / 1e3,
+                    median(total), flop / median(total) / 1e3);
         for (int t = 0; t < threads && t < 2; ++t)
             std::printf(" | thread %d: range %.0f kernel %.0f rest %.0f (%.0f calls)", t, median(range[t]), median(kernel[t]),
                         median(range[t]) - median(kernel[t]), median(calls[t]));
