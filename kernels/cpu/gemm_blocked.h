@@ -90,7 +90,8 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 // (MC a multiple of MR, NC of NR; KC counts packed units); and
 //   static void run(std::int64_t kc, const Packed* a, const Packed* b, float* c, std::int64_t ldc, bool first)
 // which sets the MR x NR tile c (row stride ldc) to (first ? 0 : c) + the sum over kc units of a x b.
-// An AMX kernel also provides (each optional, found with `requires`):
+// A bf16 kernel may also provide (each optional, found with `requires`; amx has all, avx512_bf16
+// run_a_in_place):
 //   KU                   kc is always a multiple of KU: the packing pads k with zero units (default 1)
 //   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
 //   rows_outer           true: in a block, the loop over A micro-panels is the outer one, so one
@@ -129,6 +130,8 @@ constexpr bool a_in_tile_rows()
 /// product ran 1.2-1.5x faster and a 512^3 one on two threads 1.2-1.35x (each thread had packed
 /// all of op(A)), but at 2 and 4 KiB strides (1024^3, 2048^3 on one thread) 10-20% slower than
 /// packing: every tile row on another page, the prefetchers lose the stream that packing lays out.
+/// The avx512_bf16 kernel's 8 rows on a Zen 4 (docs/kernels.md): a few percent faster up to 1
+/// KiB, 3-10% slower at 2 and 4 KiB.
 constexpr std::int64_t kInPlaceMaxRowBytes = 1024;
 
 /// x rounded up to a multiple of `step` (whole tiles, whole cache lines).
@@ -255,7 +258,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
                     }
                     K::run(kc, a_block + ir * kc, b_block + jr * kc, sum + ir * ld_sum + jr, ld_sum, pc == 0);
                 };
-                if (rows_outer<K>()) {
+                if constexpr (rows_outer<K>()) {
                     // One A micro-panel (MR x KC) stays in L1 while the B micro-panels stream past it.
                     for (std::int64_t ir = 0; ir < mc; ir += K::MR)
                         for (std::int64_t jr = 0; jr < nc; jr += K::NR) run_tile(ir, jr);

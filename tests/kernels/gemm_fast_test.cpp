@@ -279,19 +279,24 @@ TEST_CASE("every fast gemm tier matches the reference across several blocks of k
     check_tiers(available_tiers<Half>(), 1, test::GemmCase<Half, Half>::make(Transpose::yes, Transpose::no, 4100, 300, 8, 1.0, 0.0, std::nullopt, 50, 5));
 }
 
-TEST_CASE("the amx tier reads a row-major op(A) in place: exact bits and the reference's tolerance over strides, k blocks and threads")
+TEST_CASE("the bf16 tiers read a row-major op(A) in place: exact bits and the reference's tolerance over strides, k blocks and threads")
 {
-    // Where op(A) is row-major bf16, k a multiple of 32, the rows whole 32-row panels and at most
-    // kInPlaceMaxRowBytes apart, the amx kernel's tiles load op(A) straight from the matrix (row
-    // stride lda * 2 bytes, here odd multiples of 2 bytes: lda = k + 5) instead of a packed copy.
-    // m = 160 crosses a row block (128); n = 300 two column blocks; k = 480 is the widest here
-    // (970-byte rows). k = 1056 (2122-byte rows, three k blocks) packs op(A) again.
-    const std::array<std::array<std::int64_t, 3>, 5> shapes = {{{32, 33, 32}, {64, 70, 64}, {160, 300, 96}, {96, 40, 480}, {32, 40, 1056}}};
-    std::vector<Impl> amx_impls;
+    // Where op(A) is row-major bf16, k whole kernel steps, the rows whole micro-panels and at most
+    // kInPlaceMaxRowBytes apart, the amx kernel's tiles load op(A) straight from the matrix, and
+    // the avx512_bf16 kernel broadcasts its pairs from there, instead of from a packed copy. The
+    // row stride is lda * 2 bytes, here odd multiples of 2 bytes (lda = k + 5): the pairs are not
+    // 4-byte aligned. amx: k a multiple of 32, 32-row panels; m = 160 crosses a row block (128), n
+    // = 300 two column blocks; k = 480 is the widest (970-byte rows). k = 1056 (2122-byte rows,
+    // three k blocks) packs op(A) again. avx512_bf16 also reads in place where k is even and the
+    // rows whole 8-row panels: k = 2 (one pair), 34, 510 (255 pairs, 1030-byte rows: packed
+    // again); m = 24 and 136 are not whole 32-row panels.
+    const std::array<std::array<std::int64_t, 3>, 9> shapes = {
+        {{32, 33, 32}, {64, 70, 64}, {160, 300, 96}, {96, 40, 480}, {32, 40, 1056}, {8, 33, 2}, {24, 40, 34}, {136, 300, 128}, {16, 20, 510}}};
+    std::vector<Impl> in_place_impls;
     for (const Impl& impl : available_tiers<BFloat16>())
-        if (impl.tier == GemmTier::amx) amx_impls.push_back(impl);
+        if (impl.tier == GemmTier::amx || impl.tier == GemmTier::avx512_bf16) in_place_impls.push_back(impl);
     std::uint64_t seed = 900;
-    for (const Impl& impl : amx_impls)
+    for (const Impl& impl : in_place_impls)
         for (const auto& [m, n, k] : shapes)
             for (Transpose tb : {Transpose::no, Transpose::yes})
                 for (int threads : {1, 2}) {
