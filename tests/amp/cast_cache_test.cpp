@@ -1,8 +1,10 @@
 // The cast cache (reference §1.4 and §4.2): what is cached, once per region, the no_grad fix of
-// PyTorch issue 158232, mixed grad contexts, and no growth across calls.
+// PyTorch issue 158232, mixed grad contexts, no growth across calls, and one cache for every
+// thread and for regions opened inside backward.
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
@@ -189,4 +191,74 @@ TEST_CASE("repeated calls under no_grad do not grow memory (PyTorch issue 48049)
     const auto after_first = memory_stats().total.live_bytes;
     for (int i = 0; i < 3; ++i) layer(x);
     CHECK(memory_stats().total.live_bytes == after_first);
+}
+
+namespace {
+
+// PyTorch's test_cast_cache_is_global: a linear whose backward opens its own autocast region and
+// multiplies by the saved f32 weight. `backward_dx` keeps what that region made, for the check.
+Tensor backward_dx;
+struct LinearWithAutocastBackward : Function<LinearWithAutocastBackward> {
+    static constexpr const char* name = "linear_with_autocast_backward";
+    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& w)
+    {
+        ctx.save_for_backward({x, w});
+        return linear(x, w);  // under the caller's region: the weight's cast is made and cached here
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    {
+        const auto& saved = ctx.saved_tensors();
+        amp::autocast region("cpu");  // backward runs with autocast off; this region turns it on again
+        backward_dx = mm(grad, saved[1]);
+        return {backward_dx, mm(grad.t(), saved[0])};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the cache is global: a region opened inside backward reuses the weight's cast made in forward")
+{
+    const Layer layer;
+    const Tensor x = ones({2, 3});
+    {
+        amp::autocast region("cpu");
+        const Tensor y = LinearWithAutocastBackward::apply(x, layer.weight);
+        CHECK(amp::autocast_cache_size() == 1);
+        const amp::CachedCast forward_cast = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+        REQUIRE(forward_cast.cache == amp::CacheOutcome::hit);
+        // Inside the outer region, so the cache outlives forward (PyTorch's test mocks the clearing
+        // out instead). With create_graph the backward's own ops are recorded, so the matmul's
+        // weight input can be followed to the cast node it came from.
+        backward({sum(y)}, {}, /*retain_graph=*/false, /*create_graph=*/true);
+        REQUIRE(backward_dx.defined());
+        CHECK(backward_dx.dtype() == bf16);
+        CHECK(cast_feeding(backward_dx, 1) == forward_cast.tensor.grad_fn().get());  // the one cast, not a second
+        CHECK(amp::autocast_cache_size() == 1);
+    }
+    backward_dx = Tensor();
+    CHECK(amp::autocast_cache_size() == 0);
+}
+
+TEST_CASE("the cache is shared across threads: another thread's region gets this thread's cast, and its exit clears it")
+{
+    // Reference §1.4: the map is process-wide behind a mutex; nesting, dtype and enabled are per
+    // thread. Run one after the other (join), so the check is about the sharing, not a race.
+    const Layer layer;
+    amp::autocast region("cpu");
+    const amp::CachedCast here = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+    REQUIRE(here.cache == amp::CacheOutcome::stored);
+    amp::CachedCast there;
+    bool autocast_there_before = true;
+    std::thread other([&] {
+        autocast_there_before = amp::is_autocast_enabled(DeviceType::cpu);  // this thread's region is not the other's
+        amp::autocast other_region("cpu");
+        there = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+    });
+    other.join();
+    CHECK_FALSE(autocast_there_before);
+    CHECK(there.cache == amp::CacheOutcome::hit);
+    CHECK(there.tensor.is_same(here.tensor));
+    // The other thread's outermost region ended, and clearing empties the whole map, as in PyTorch.
+    CHECK(amp::autocast_cache_size() == 0);
+    CHECK(amp::cached_cast(layer.weight, bf16, DeviceType::cpu).cache == amp::CacheOutcome::stored);
 }

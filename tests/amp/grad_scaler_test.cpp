@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include <tinyamp/tinyamp.h>
@@ -46,15 +47,16 @@ std::vector<Batch> make_data()
 
 constexpr int kSkipIter = 2;
 
-// The control: plain f32 SGD that skips its step on the skip iteration.
-Model run_control(const std::vector<Batch>& data)
+// The control: plain f32 SGD that skips its step on the skip iteration (every step runs when
+// `skip` is false: the control of a disabled scaler).
+Model run_control(const std::vector<Batch>& data, bool skip = true)
 {
     const Model m = make_model(1);
     optim::SGD opt(m.params(), {.lr = 1.0});
     for (int i = 0; i < int(data.size()); ++i) {
         opt.zero_grad();
         mse_loss(m(data[std::size_t(i)].x), data[std::size_t(i)].target).backward();
-        if (i != kSkipIter) opt.step();
+        if (!skip || i != kSkipIter) opt.step();
     }
     return m;
 }
@@ -116,7 +118,11 @@ TEST_CASE("the scaling case: an inf on iteration 2 skips that step only; final s
             CHECK(scaler.history()[2].scale == 512.0 * 0.5);  // 128 -> 256 -> 512, then halved
             check_same_params(m, control);
         } else {
+            // PyTorch's disabled case: no scaling, no skipping, the f32 control that steps every time.
             CHECK(scaler.get_scale() == 1.0);
+            CHECK(stepped == std::vector<bool>{true, true, true, true});
+            CHECK(scaler.history().empty());
+            check_same_params(m, run_control(data, /*skip=*/false));
         }
     }
 }
@@ -153,6 +159,20 @@ TEST_CASE("state_dict has PyTorch's five keys and load_state_dict restores them,
         if (lazy_init_done) {
             s0.scale(ones({}));
             s1.scale(ones({}));
+        }
+        // PyTorch sets s1's tracker to 7 first, so that the load visibly resets it: here two
+        // clean steps leave s1's tracker at 2 (its interval is 1 until then: set it to 10).
+        if (lazy_init_done) {
+            s1.set_growth_interval(10);
+            const Model m = make_model(1);
+            optim::SGD opt(m.params(), {.lr = 0.0});
+            for (int i = 0; i < 2; ++i) {
+                opt.zero_grad();
+                s1.scale(sum(m(ones({1, 8})))).backward();
+                s1.step(opt);
+                s1.update();
+            }
+            REQUIRE(s1.get_growth_tracker() == 2);
         }
         const auto sd = s0.state_dict();
         CHECK(sd.size() == 5);
@@ -220,6 +240,17 @@ TEST_CASE("gradient accumulation: step and update every 2 iterations, scale 128 
         }
     }
     CHECK(scaler.get_scale() == 512.0);
+    // The control: the same accumulation in f32 without a scaler.
+    const Model control = make_model(1);
+    optim::SGD control_opt(control.params(), {.lr = 1.0});
+    for (int i = 0; i < int(data.size()); ++i) {
+        div(mse_loss(control(data[std::size_t(i)].x), data[std::size_t(i)].target), 2.0).backward();
+        if ((i + 1) % 2 == 0) {
+            control_opt.step();
+            control_opt.zero_grad();
+        }
+    }
+    check_same_params(m, control);
 }
 
 TEST_CASE("two models, two optimizers, two losses: only the optimizer whose gradients overflowed skips")
@@ -245,6 +276,141 @@ TEST_CASE("two models, two optimizers, two losses: only the optimizer whose grad
     CHECK(steps[kSkipIter] == std::pair{true, false});  // per-optimizer skipping
     CHECK(steps[0] == std::pair{true, true});
     CHECK(scaler.get_scale() == 128.0 * 8 * 0.5);  // one update per iteration, one overflow
+    // The controls: the same two models in f32; model 1's optimizer skips the overflow iteration.
+    const Model c0 = make_model(1), c1 = make_model(2);
+    optim::SGD copt0(c0.params(), {.lr = 1.0}), copt1(c1.params(), {.lr = 1.0});
+    for (int i = 0; i < int(data.size()); ++i) {
+        copt0.zero_grad();
+        copt1.zero_grad();
+        const Tensor o0 = c0(data[std::size_t(i)].x), o1 = c1(data[std::size_t(i)].x);
+        mse_loss(add(mul(o0, 0.3), mul(o1, 0.7)), data[std::size_t(i)].target).backward(Tensor(), /*retain_graph=*/true);
+        mse_loss(sub(mul(o0, 0.6), mul(o1, 0.4)), data[std::size_t(i)].target).backward();
+        copt0.step();
+        if (i != kSkipIter) copt1.step();
+    }
+    check_same_params(m0, c0);
+    check_same_params(m1, c1);
+}
+
+TEST_CASE("scale() of a list scales every tensor by the same scale, made once on the first tensor's device")
+{
+    amp::GradScaler scaler("cpu", {.init_scale = 2.0});
+    const std::vector<Tensor> outputs = {full({2, 2}, 4.0), full({3}, 4.0, f64)};
+    const std::vector<Tensor> scaled = scaler.scale(outputs);
+    REQUIRE(scaled.size() == 2);
+    CHECK(scaled[0].to_vector() == std::vector<double>(4, 8.0));
+    CHECK(scaled[1].to_vector() == std::vector<double>(3, 8.0));
+    CHECK(scaled[1].dtype() == f64);  // each output keeps its dtype
+    CHECK(outputs[0].to_vector() == std::vector<double>(4, 4.0));  // out of place
+    CHECK(scaler.get_scale() == 2.0);
+    CHECK(scaler.state_dict().at("scale") == 2.0);  // the lazy scale now exists
+}
+
+TEST_CASE("gradient penalty: grads of the scaled loss with create_graph, unscaled by hand, match the f32 control")
+{
+    // PyTorch's test_grad_scaling_penalty. tinyamp has no autograd.grad: backward with
+    // create_graph into .grad, then zero_grad before the step's own backward, does the same.
+    const auto data = make_data();
+    auto run = [&](bool use_scaler) {
+        const Model m = make_model(1);
+        optim::SGD opt(m.params(), {.lr = 1.0});
+        amp::GradScaler scaler("cpu", {.init_scale = 128.0, .growth_factor = 2.0, .growth_interval = 1});
+        std::vector<bool> stepped;
+        for (int i = 0; i < int(data.size()); ++i) {
+            opt.zero_grad();
+            Tensor loss = mse_loss(m(data[std::size_t(i)].x), data[std::size_t(i)].target);
+            backward({use_scaler ? scaler.scale(loss) : loss}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+            Tensor penalty = zeros({});
+            for (const Tensor& p : m.params()) {
+                const Tensor g = use_scaler ? mul(p.grad(), 1.0 / scaler.get_scale()) : p.grad();
+                penalty = add(penalty, sum(pow(g, 2.0)));
+            }
+            opt.zero_grad();
+            loss = add(loss, sqrt(penalty));
+            if (use_scaler) {
+                scaler.scale(loss).backward();
+                if (i == kSkipIter) inject_inf(m.w1.grad());
+                stepped.push_back(scaler.step(opt));
+                scaler.update();
+            } else {
+                loss.backward();
+                if (i != kSkipIter) opt.step();
+            }
+        }
+        if (use_scaler) {
+            CHECK(stepped == std::vector<bool>{true, true, false, true});
+            CHECK(scaler.get_scale() == 128.0 * 8 * 0.5);
+        }
+        return m;
+    };
+    const Model scaled = run(true);
+    const Model control = run(false);
+    check_same_params(scaled, control);
+}
+
+TEST_CASE("the growth rule compares with ==: a tracker already past the interval never grows the scale")
+{
+    // Reference §3.7: successful = tracker + 1; grow only when successful == growth_interval.
+    float scale = 8.0f;
+    std::int32_t tracker = 5;
+    amp::amp_update_scale_(scale, tracker, false, 2.0, 0.5, 3);
+    CHECK(tracker == 6);
+    CHECK(scale == 8.0f);
+    // The same through the scaler: two clean steps (tracker 2, interval 3), then the interval cut
+    // to 2: the tracker goes 3, 4, ... and the scale stays until an overflow resets the tracker.
+    const Model m = make_model(1);
+    optim::SGD opt(m.params(), {.lr = 0.0});
+    amp::GradScaler scaler("cpu", {.init_scale = 8.0, .growth_interval = 3});
+    auto clean_step = [&] {
+        opt.zero_grad();
+        scaler.scale(sum(m(ones({1, 8})))).backward();
+        return scaler.step(opt);
+    };
+    for (int i = 0; i < 2; ++i) {
+        CHECK(clean_step());
+        scaler.update();
+    }
+    CHECK(scaler.get_growth_tracker() == 2);
+    scaler.set_growth_interval(2);
+    for (int i = 0; i < 4; ++i) {
+        CHECK(clean_step());
+        scaler.update();
+    }
+    CHECK(scaler.get_growth_tracker() == 6);
+    CHECK(scaler.get_scale() == 8.0);
+    opt.zero_grad();
+    scaler.scale(sum(m(ones({1, 8})))).backward();
+    inject_inf(m.w0.grad());
+    CHECK_FALSE(scaler.step(opt));
+    scaler.update();
+    CHECK(scaler.get_growth_tracker() == 0);
+    CHECK(scaler.get_scale() == 4.0);
+    for (int i = 0; i < 2; ++i) {
+        CHECK(clean_step());
+        scaler.update();
+    }
+    CHECK(scaler.get_scale() == 8.0);  // counting from 0 again, it grows at the new interval
+}
+
+TEST_CASE("the scale has no floor: repeated overflows take it below 1")
+{
+    // Reference §3.6: not clamped (PyTorch's docs: a scale far below 1 points at a bug, such as a
+    // model pretrained in bf16 trained in f16). 20 backoffs from 1: 2^-20.
+    float scale = 1.0f;
+    std::int32_t tracker = 0;
+    for (int i = 0; i < 20; ++i) amp::amp_update_scale_(scale, tracker, true, 2.0, 0.5, 2000);
+    CHECK(scale == std::ldexp(1.0f, -20));
+    const Model m = make_model(1);
+    optim::SGD opt(m.params(), {.lr = 0.0});
+    amp::GradScaler scaler("cpu", {.init_scale = 1.0});
+    for (int i = 0; i < 3; ++i) {
+        opt.zero_grad();
+        scaler.scale(sum(m(ones({1, 8})))).backward();
+        inject_inf(m.b1.grad());
+        CHECK_FALSE(scaler.step(opt));
+        scaler.update();
+    }
+    CHECK(scaler.get_scale() == 0.125);
 }
 
 TEST_CASE("gradients invalidated after unscale_ still step: the check happened at unscale time")
@@ -307,6 +473,21 @@ TEST_CASE("f16 gradients are refused by unscale_, and a disabled scaler changes 
     const Tensor loss = sum(ones({2}));
     CHECK(off.scale(loss).is_same(loss));
     CHECK(off.get_scale() == 1.0);
+    // Reference §3.3: disabled, unscale_ and update do nothing (in any order, even twice),
+    // load_state_dict does nothing, and step just steps.
+    const Tensor v = ones({2}, f16).requires_grad_();
+    optim::SGD v_opt({v}, {.lr = 0.25});
+    off.scale(sum(mul(v, 2.0))).backward();
+    off.unscale_(v_opt);
+    off.unscale_(v_opt);
+    CHECK(v.grad().to_vector() == std::vector<double>(2, 2.0));  // not unscaled, and f16 is not refused
+    off.update();
+    off.update();
+    off.load_state_dict({{"scale", 1024.0}});
+    CHECK(off.get_scale() == 1.0);
+    CHECK(off.state_dict().empty());
+    CHECK(off.step(v_opt));
+    CHECK(v.to_vector() == std::vector<double>(2, 0.5));  // 1 - 0.25 * 2, exact in f16
 }
 
 TEST_CASE("a CUDA scaler on a machine without a GPU warns and disables itself")
@@ -318,4 +499,67 @@ TEST_CASE("a CUDA scaler on a machine without a GPU warns and disables itself")
     set_warning_handler(previous);
     CHECK(warning == "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.");
     CHECK_FALSE(scaler.is_enabled());
+}
+
+TEST_CASE("f16 autocast with a GradScaler tracks the f32 control with SGD, Adam and AdamW, and a state_dict round trip changes nothing")
+{
+    // PyTorch's test_grad_scaling_autocast on CPU tensors: the scaling case (init 128, growth
+    // every step, an inf injected on iteration 2) with the forward under f16 autocast, against
+    // plain f32 that skips iteration 2. Then again with the scaler rebuilt from its state_dict
+    // after every update (PyTorch pickles it): the same parameters and scale, bit for bit.
+    const auto data = make_data();
+    enum class Opt { sgd, adam, adamw };
+    auto make_optimizer = [](Opt kind, const Model& m) -> std::unique_ptr<optim::Optimizer> {
+        if (kind == Opt::sgd) return std::make_unique<optim::SGD>(m.params(), optim::SGDOptions{.lr = 1.0});
+        if (kind == Opt::adam) return std::make_unique<optim::Adam>(m.params(), optim::AdamOptions{.lr = 1e-2});
+        return std::make_unique<optim::AdamW>(m.params(), optim::AdamWOptions{.lr = 1e-2});
+    };
+    const amp::GradScalerOptions options{.init_scale = 128.0, .growth_factor = 2.0, .growth_interval = 1};
+    for (Opt kind : {Opt::sgd, Opt::adam, Opt::adamw}) {
+        INFO("optimizer " << int(kind));
+        const Model control = make_model(1);
+        auto control_opt = make_optimizer(kind, control);
+        for (int i = 0; i < int(data.size()); ++i) {
+            control_opt->zero_grad();
+            mse_loss(control(data[std::size_t(i)].x), data[std::size_t(i)].target).backward();
+            if (i != kSkipIter) control_opt->step();
+        }
+        std::vector<std::vector<double>> first_run;
+        for (bool round_trip : {false, true}) {
+            INFO("state_dict round trip " << round_trip);
+            const Model m = make_model(1);
+            auto opt = make_optimizer(kind, m);
+            auto scaler = std::make_unique<amp::GradScaler>("cpu", options);
+            for (int i = 0; i < int(data.size()); ++i) {
+                opt->zero_grad();
+                Tensor loss;
+                {
+                    amp::autocast region("cpu", {.dtype = f16});
+                    const Tensor out = m(data[std::size_t(i)].x);
+                    CHECK(out.dtype() == f16);  // the Linear layers ran in f16
+                    loss = mse_loss(out, data[std::size_t(i)].target);
+                }
+                scaler->scale(loss).backward();
+                if (i == kSkipIter) inject_inf(m.w1.grad());
+                CHECK(scaler->step(*opt) == (i != kSkipIter));
+                scaler->update();
+                if (round_trip) {
+                    auto rebuilt = std::make_unique<amp::GradScaler>("cpu");
+                    rebuilt->load_state_dict(scaler->state_dict());
+                    scaler = std::move(rebuilt);
+                }
+            }
+            CHECK(scaler->get_scale() == 512.0);
+            const auto pm = m.params(), pc = control.params();
+            for (std::size_t p = 0; p < pm.size(); ++p) {
+                const auto got = pm[p].to_vector(), want = pc[p].to_vector();
+                for (std::size_t k = 0; k < got.size(); ++k)  // PyTorch's tolerance: atol 1e-3, f32's rtol
+                    CHECK(std::abs(got[k] - want[k]) <= 1e-3 + 1.3e-6 * std::abs(want[k]));
+                if (round_trip)
+                    CHECK(got == first_run[p]);
+                else
+                    first_run.push_back(got);
+            }
+        }
+    }
 }

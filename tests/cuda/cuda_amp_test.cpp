@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
@@ -57,6 +58,26 @@ TEST_CASE("amp_foreach_non_finite_check_and_unscale_: an inf or a NaN in one gra
         CHECK(d[3] == 1.5);
         CHECK(!std::isfinite(d[1]));
     }
+}
+
+TEST_CASE("amp_foreach_non_finite_check_and_unscale_ refuses gradients on two devices with PyTorch's words, and changes nothing")
+{
+    // Reference §3.4: mixed devices raise "Expected all tensors to be on the same device".
+    const Tensor on_cpu = full({3}, 4.0);
+    const Tensor on_gpu = full({3}, 4.0).cuda();
+    const Tensor found_inf = zeros({}, f32).cuda(), inv_scale = full({}, 0.25, f32).cuda();
+    std::string message;
+    try {
+        amp::amp_foreach_non_finite_check_and_unscale_({on_gpu, on_cpu}, found_inf, inv_scale);  // the first one fine
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::device);
+        message = e.message();
+    }
+    CHECK(message.find("Expected all tensors to be on the same device") == 0);
+    CHECK(message.find("a gradient is on cpu but found_inf is on cuda:0") != std::string::npos);
+    CHECK(on_cpu.to_vector() == std::vector<double>(3, 4.0));
+    CHECK(found_inf.item() == 0.0);
+    CHECK(on_gpu.to_vector() == std::vector<double>(3, 4.0));
 }
 
 TEST_CASE("amp_update_scale_ on the device: scale 4, growth 2, backoff 0.25, interval 2 goes 4, 8, then 2 after an overflow")

@@ -40,6 +40,46 @@ TEST_CASE("_amp_foreach_non_finite_check_and_unscale_ multiplies each gradient i
     CHECK(flag.item() == 1.0);  // NaN counts, and a finite gradient after it does not reset the flag
 }
 
+TEST_CASE("_amp_foreach_non_finite_check_and_unscale_ on transposed and sliced gradients, and mixed dtypes in one list")
+{
+    // PyTorch's test_grad_scaling_unscale: 20 x 20 grads of 4, inv_scale 0.25; contiguous,
+    // transposed and sliced ([:, :5]) views, each with and without an inf or NaN at [2, 2].
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    enum class Layout { contiguous, transposed, sliced };
+    for (Layout layout : {Layout::contiguous, Layout::transposed, Layout::sliced})
+        for (double bad : {0.0, inf, nan}) {
+            INFO("layout " << int(layout) << " bad value " << bad);
+            const Tensor base = full({20, 20}, 4.0);
+            const Tensor grad = layout == Layout::transposed ? base.t() : layout == Layout::sliced ? base.slice(1, 0, 5) : base;
+            if (bad != 0.0) grad.select(0, 2).select(0, 2).copy_(full({}, bad));
+            const Tensor found_inf = zeros({});
+            amp::amp_foreach_non_finite_check_and_unscale_({grad}, found_inf, full({}, 0.25));
+            CHECK(found_inf.item() == (bad != 0.0 ? 1.0 : 0.0));
+            if (bad == 0.0) {
+                CHECK(grad.to_vector() == std::vector<double>(std::size_t(grad.numel()), 1.0));
+                if (layout == Layout::sliced) CHECK(base.select(1, 5).to_vector() == std::vector<double>(20, 4.0));  // outside the view: untouched
+            }
+        }
+    // A mixed f32 / f16 / sliced list through the raw op (PyTorch's "perfect storm", one device):
+    // no bad value, found_inf 0 and every value 1; an inf in any one of them, exactly 1.
+    for (int poisoned = -1; poisoned < 3; ++poisoned) {
+        INFO("inf in grad " << poisoned);
+        const Tensor wide = full({4, 8}, 4.0);
+        const std::vector<Tensor> grads = {full({3, 3}, 4.0), wide.slice(1, 2, 6), full({5}, 4.0, f16)};
+        if (poisoned >= 0) {
+            Tensor element = grads[std::size_t(poisoned)].select(0, 1);  // a view into the gradient, whatever its layout
+            if (element.dim() == 1) element = element.select(0, 1);
+            element.copy_(full({}, inf));
+        }
+        const Tensor found_inf = zeros({});
+        amp::amp_foreach_non_finite_check_and_unscale_(grads, found_inf, full({}, 0.25));
+        CHECK(found_inf.item() == (poisoned >= 0 ? 1.0 : 0.0));
+        if (poisoned < 0)
+            for (const Tensor& g : grads) CHECK(g.to_vector() == std::vector<double>(std::size_t(g.numel()), 1.0));
+        CHECK(grads[2].dtype() == f16);
+    }
+}
+
 TEST_CASE("_amp_update_scale_ on tensors: scale 4, growth 2, backoff 0.25, interval 2 goes 4, 8, then 2 after an overflow")
 {
     const Tensor scale = full({}, 4.0), tracker = zeros({}, i64);

@@ -15,8 +15,10 @@ void check_scalar(const char* op, const char* what, const Tensor& t, DType dtype
 {
     TINYAMP_CHECK(t.numel() == 1, shape, op, ": ", what, " must hold one element, got shape ", shape_str(t.shape()));
     TINYAMP_CHECK(t.dtype() == dtype, dtype, op, ": ", what, " must be ", dtype_name(dtype), ", got ", dtype_name(t.dtype()));
-    TINYAMP_CHECK(t.device() == device, device, op, ": ", what, " is on ", t.device().str(), " but the other tensors are on ",
-                  device.str(), "; move it with .to(device)");
+    // PyTorch's words first (reference §3.4), then which tensor and what to do.
+    TINYAMP_CHECK(t.device() == device, device, "Expected all tensors to be on the same device, but found at least two devices, ",
+                  device.str(), " and ", t.device().str(), "! (", op, ": ", what, " is on ", t.device().str(),
+                  " but the other tensors are on ", device.str(), "; move it with .to(device))");
 }
 
 bool has_non_finite(const Tensor& t)
@@ -35,9 +37,12 @@ struct NonFiniteCheckAndUnscaleOp {
         check_scalar(name, "inv_scale", inv_scale, DType::f32, device);
         std::vector<kernels::cuda::GradBuffer> on_gpu;  // contiguous CUDA gradients: one kernel launch each
         std::optional<bool> multiply;  // inv_scale != 1, read once and only for a gradient on the host path (a GPU would wait)
+        for (const Tensor& g : grads)  // every gradient checked before any is touched: an error leaves them all as they were
+            TINYAMP_CHECK(g.device() == device, device,
+                          "Expected all tensors to be on the same device, but found at least two devices, ", device.str(), " and ",
+                          g.device().str(), "! (", name, ": a gradient is on ", g.device().str(), " but found_inf is on ", device.str(),
+                          "; unscale each device's gradients with that device's found_inf)");
         for (const Tensor& g : grads) {
-            TINYAMP_CHECK(g.device() == device, device, name, ": a gradient is on ", g.device().str(), " but found_inf is on ",
-                          device.str(), "; unscale each device's gradients with that device's found_inf");
             if (device.is_cuda() && g.is_contiguous()) {
                 on_gpu.push_back({g.data_ptr(), g.dtype(), g.numel()});
                 g.storage()->bump_version();  // written in place on the device, as copy_ would
