@@ -14,6 +14,7 @@ struct Seen {
     bool backward_autocast = false;
     DType backward_autocast_dtype = DType::f64;
     DType vector_input = DType::f64;
+    DType backward_a_grad = DType::f64, backward_b_grad = DType::f64;  // what backward's own mm made
 };
 Seen seen;
 
@@ -34,7 +35,10 @@ struct MyMm : Function<MyMm> {
         seen.backward_autocast = amp::is_autocast_enabled(DeviceType::cpu);
         seen.backward_autocast_dtype = amp::get_autocast_dtype(DeviceType::cpu);
         const auto& s = ctx.saved_tensors();
-        return {mm(grad, s[1].t()), mm(s[0].t(), grad)};
+        const Tensor a_grad = mm(grad, s[1].t()), b_grad = mm(s[0].t(), grad);
+        seen.backward_a_grad = a_grad.dtype();
+        seen.backward_b_grad = b_grad.dtype();
+        return {a_grad, b_grad};
     }
 };
 
@@ -74,6 +78,8 @@ TEST_CASE("custom_fwd without cast_inputs: forward sees the region, backward run
     sum(y).backward();  // outside any region, yet backward replays the forward's state
     CHECK(seen.backward_autocast);
     CHECK(seen.backward_autocast_dtype == bf16);
+    CHECK(seen.backward_a_grad == bf16);  // PyTorch's test: backward's matmuls ran under the replayed region
+    CHECK(seen.backward_b_grad == bf16);
     CHECK(a.grad().dtype() == f32);
 }
 

@@ -130,6 +130,23 @@ TEST_CASE("autocast on CUDA tensors follows the CUDA table: matmul and linear in
     check_gpu_matches_cpu(h, expect, test::ulps_for(f16, 16), 16);
 }
 
+TEST_CASE("a region of one device type leaves the other device's tensors alone (test_autocast_ignored_types)")
+{
+    // Reference §1.2: eligibility is "on this region's device type". A CPU region does not cast
+    // CUDA tensors, a CUDA region does not cast CPU tensors.
+    const Tensor x_gpu = ones({4, 4}).cuda(), x_cpu = ones({4, 4});
+    {
+        amp::autocast cpu_region("cpu");
+        CHECK(mm(x_gpu, x_gpu).dtype() == f32);
+        CHECK(mm(x_cpu, x_cpu).dtype() == bf16);
+    }
+    {
+        amp::autocast cuda_region("cuda");
+        CHECK(mm(x_cpu, x_cpu).dtype() == f32);
+        CHECK(mm(x_gpu, x_gpu).dtype() == f16);
+    }
+}
+
 namespace {
 
 // A digits-sized MLP (64 -> 32 -> 10) as four leaf tensors on one device.
