@@ -90,6 +90,26 @@ TEST_SUITE("lab10")
         CHECK(a.grad().at({0, 0}) == 6.0); // row sums of b: 3 + 3
     }
 
+    TEST_CASE("lab 10.3: custom_bwd replays the region's dtype, not the CPU default")
+    {
+        // An f16 region: a backward that re-entered autocast("cpu") with the default dtype would
+        // run in bf16 (PyTorch issue 125186: the dtype lost in backward).
+        const Tensor a = ones({2, 2}).requires_grad_(), b = full({2, 2}, 3.0).requires_grad_();
+        Tensor y;
+        {
+            amp::autocast region("cpu", {.dtype = f16});
+            y = my_mm(a, b);
+        }
+        CHECK(y.dtype() == f16);
+        sum(y).backward();
+        const BackwardSeen s = last_backward_seen();
+        CHECK(s.autocast_enabled == true);
+        CHECK(s.autocast_dtype == f16);
+        CHECK(s.grad_dtype == f16);
+        CHECK(a.grad().dtype() == f32);
+        CHECK(a.grad().at({0, 0}) == 6.0);
+    }
+
     TEST_CASE("lab 10.3: without a region, my_mm's backward sees autocast off")
     {
         const Tensor a = ones({2, 2}).requires_grad_(), b = ones({2, 2}).requires_grad_();

@@ -279,6 +279,64 @@ void step_unscale_before_clip(lesson::Lesson& L, Training& t)
     L.check(stepped == std::isfinite(true_norm), "step() after unscale_ steps exactly when the gradients were finite");
 }
 
+void step_f16_model(lesson::Lesson& L, const data::DataLoader& loader)
+{
+    L.step("The model cast to f16 instead of kept in f32");
+    L.say("Autocast keeps the weights in f32 (the master weights) and runs the matmuls in f16. A common mistake\n"
+          "is to convert the model itself to f16 (model.half() in PyTorch) and add a GradScaler: a leaf's .grad has\n"
+          "the leaf's dtype, so the gradients are f16. Divided by S in f16 the small ones would fall below f16's\n"
+          "range again, which is what the scale was for, and the step would update f16 weights (lesson 4).");
+    L.expect("With f16 parameters, scaler.step(opt) (which unscales first) raises PyTorch's \"Attempting to\n"
+             "unscale FP16 gradients.\" and leaves the weights as they were. The same model with f32 weights under\n"
+             "f16 autocast steps. bf16 parameters are not refused: only f16 is.");
+    const data::Batch batch = loader.batch(0);
+    // The same weights three ways: f16 leaves, f32 leaves (autocast's way), bf16 leaves.
+    Generator gen(3);
+    const lesson::Mlp master = make_mlp(gen);
+    auto converted = [&](DType dtype) {
+        std::vector<Tensor> params;
+        for (const Tensor& p : master.params()) params.push_back(p.detach().to(dtype).requires_grad_());
+        return lesson::Mlp(params);
+    };
+    const lesson::Mlp half = converted(f16), bfloat = converted(bf16);
+    std::string refused;
+    const std::vector<double> before = half.snapshot();
+    {
+        optim::SGD opt(half.params(), {.lr = 0.1});
+        amp::GradScaler scaler("cpu");
+        scaler.scale(cross_entropy(half(batch.features.to(f16)), batch.labels)).backward();
+        std::printf("   f16 parameters: w1 %s, w1.grad %s\n", dtype_name(half.weight(1).dtype()), dtype_name(half.weight(1).grad().dtype()));
+        try {
+            scaler.step(opt);
+        } catch (const Error& e) {
+            refused = e.message();
+        }
+        std::printf("   scaler.step(opt): \"%s\"\n", refused.c_str());
+    }
+    bool master_stepped = false, bf16_stepped = false;
+    {
+        optim::SGD opt(master.params(), {.lr = 0.1});
+        amp::GradScaler scaler("cpu");
+        scaler.scale(f16_loss(master, batch)).backward();
+        master_stepped = scaler.step(opt);
+        std::printf("   f32 parameters under f16 autocast: w1.grad %s, scaler.step(opt) %s\n", dtype_name(master.weight(1).grad().dtype()),
+                    master_stepped ? "stepped" : "skipped");
+    }
+    {
+        optim::SGD opt(bfloat.params(), {.lr = 0.1});
+        amp::GradScaler scaler("cpu");
+        scaler.scale(cross_entropy(bfloat(batch.features.to(bf16)), batch.labels)).backward();
+        bf16_stepped = scaler.step(opt);
+        std::printf("   bf16 parameters: w1.grad %s, scaler.step(opt) %s\n", dtype_name(bfloat.weight(1).grad().dtype()),
+                    bf16_stepped ? "stepped" : "skipped");
+    }
+    L.check(refused == "Attempting to unscale FP16 gradients." && half.snapshot() == before,
+            "f16 parameters: step() refuses with PyTorch's message and the weights are untouched");
+    L.check(master_stepped && master.weight(1).grad().dtype() == f32, "f32 master weights under f16 autocast: f32 gradients, and it steps");
+    L.check(bf16_stepped, "bf16 parameters are not refused: the check is for f16 only");
+    L.say("The fix is autocast's design: keep the parameters f32 and let the region cast them for each op.");
+}
+
 void step_saving(lesson::Lesson& L, const amp::GradScaler& scaler)
 {
     L.step("Saving the scaler, and the scaler that quietly does nothing");
@@ -316,6 +374,7 @@ void run(lesson::Lesson& L)
     const RunRecord record = step_training_run(L, t);
     step_scheduler(L, t.loader, record);
     step_unscale_before_clip(L, t);
+    step_f16_model(L, t.loader);
     step_saving(L, t.scaler);
     L.key_result("80 iterations, growth_interval 5: " + std::to_string(record.growths) + " growths, " + std::to_string(record.skipped) +
                  " skipped steps (weights untouched), final scale " + pow2(t.scaler.get_scale()));
