@@ -61,7 +61,8 @@ void step_region_dtype(lesson::Lesson& L, Generator& gen)
 {
     L.step("amp::autocast(\"cpu\"): bf16 by default, f16 on request");
     L.expect("linear(x, w) with f32 x and w is f32 outside a region, bf16 inside autocast(\"cpu\") (the CPU\n"
-             "default, as torch.autocast(\"cpu\")), and f16 inside autocast(\"cpu\", {.dtype = f16}).");
+             "default, as torch.autocast(\"cpu\")), and f16 inside autocast(\"cpu\", {.dtype = f16}). Asking for f32\n"
+             "(to turn AMP \"off\" by dtype) is not a CPU autocast dtype: PyTorch's warning, and the region is disabled.");
     const Tensor x0 = randn({2, 3}, f32, gen), w0 = randn({4, 3}, f32, gen);
     const DType outside = linear(x0, w0).dtype();
     DType in_default = f32, in_f16 = f32, region_dtype = f32;
@@ -78,6 +79,24 @@ void step_region_dtype(lesson::Lesson& L, Generator& gen)
                 dtype_name(outside), dtype_name(in_default), dtype_name(region_dtype), dtype_name(in_f16), dtype_name(w0.dtype()));
     L.check(outside == f32 && in_default == bf16 && in_f16 == f16, "linear gives f32 outside, bf16 in the default CPU region, f16 on request");
     L.check(region_dtype == bf16 && w0.dtype() == f32, "the CPU default is bf16, and the weight itself stays f32");
+    std::vector<std::string> warnings;
+    bool f32_region_enabled = true;
+    DType in_f32 = bf16;
+    {
+        const WarningHandler previous = set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
+        amp::autocast region("cpu", {.dtype = f32});
+        set_warning_handler(previous);
+        f32_region_enabled = region.enabled();
+        in_f32 = linear(x0, w0).dtype();
+    }
+    for (std::string w : warnings) {
+        for (std::size_t at = w.find('\n'); at != std::string::npos; at = w.find('\n', at + 1)) w.insert(at + 1, "     ");
+        std::printf("   autocast(\"cpu\", {.dtype = f32}) warns:\n     \"%s\"\n", w.c_str());
+    }
+    std::printf("   ... and the region is %s: linear gives %s\n", f32_region_enabled ? "enabled" : "disabled", dtype_name(in_f32));
+    L.check(warnings.size() == 1 && warnings[0].rfind("In CPU autocast, but the target dtype is not supported. Disabling autocast.", 0) == 0 &&
+                !f32_region_enabled && in_f32 == f32,
+            "autocast(\"cpu\", f32) gives PyTorch's warning and a disabled region (to turn autocast off, write .enabled = false)");
 }
 
 // The model and the batch of step 2, which step 4 runs again under the CUDA table.

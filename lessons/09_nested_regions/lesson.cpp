@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "lessons/support/lesson.h"
 #include "lessons/support/trace_queries.h"
@@ -79,10 +80,11 @@ void step_nesting(lesson::Lesson& L)
     L.step("Regions nest, and each exit restores the state outside");
     L.expect("Outside any region autocast is off and matmul stays f32. In an f16 region it runs in f16.\n"
              "In an enabled=false sub-region autocast is off again (f32 in, f32 out). A nested region given\n"
-             "no dtype inherits the outer f16, not the CPU default bf16. Each exit restores the state outside.");
+             "no dtype inherits the outer f16, not the CPU default bf16. Each exit restores the state outside.\n"
+             "The state belongs to a thread: a thread started inside the region sees autocast off.");
     const Here before = look_here();
     print_here("before any region", before);
-    Here outer, disabled, inherited, after_inner;
+    Here outer, disabled, inherited, after_inner, other_thread, other_thread_region;
     std::size_t cached_outer = 0, cached_in_disabled = 0, cached_after_disabled = 0;
     const Tensor w = ones({2, 2}).requires_grad_();  // a parameter: its f16 cast goes in the cast cache
     {
@@ -105,6 +107,16 @@ void step_nesting(lesson::Lesson& L)
         }
         after_inner = look_here();
         print_here("  back in the outer region", after_inner);
+        // PyTorch's DataParallel runs forward in threads of its own: the region around the call
+        // does not reach them, and the fix is a region inside forward.
+        std::thread worker([&] {
+            other_thread = look_here();
+            amp::autocast region_there("cpu", {.dtype = f16});
+            other_thread_region = look_here();
+        });
+        worker.join();
+        print_here("  a std::thread started here", other_thread);
+        print_here("  ... with its own f16 region", other_thread_region);
     }
     const Here after_outer = look_here();
     print_here("after the outer region", after_outer);
@@ -118,6 +130,8 @@ void step_nesting(lesson::Lesson& L)
             "each exit restores the state outside: f16 after a sub-region, off (default bf16) after the outer region");
     L.check(cached_outer == 1 && cached_after_disabled == 1 && amp::autocast_cache_size() == 0,
             "the disabled sub-region counts in the nesting: the cache is cleared only by the outermost exit");
+    L.check(!other_thread.enabled && other_thread.matmul_out == f32 && other_thread_region.matmul_out == f16,
+            "autocast is per thread: another thread sees it off (f32) until it opens a region of its own");
 }
 
 void step_disabled_is_not_f32(lesson::Lesson& L)
