@@ -179,7 +179,7 @@ void step_lifetime(lesson::Lesson& L, const Tensor& w, const Tensor& act)
              "the outermost one does (amp::clear_autocast_cache). So a region wrapped around several training\n"
              "steps keeps the bf16 casts made in the first step: optimizer.step() changes the f32 weights in\n"
              "place, but every later forward reads the old bf16 copy. The loss then never moves, while one\n"
-             "region per step trains normally.");
+             "region per step trains normally. A long region also keeps the casts of weights that died in it.");
     {
         amp::autocast outer("cpu");
         {
@@ -192,6 +192,27 @@ void step_lifetime(lesson::Lesson& L, const Tensor& w, const Tensor& act)
     }
     std::printf("   cache size after the outer region: %zu\n", amp::autocast_cache_size());
     L.check(amp::autocast_cache_size() == 0, "after the outermost region it is empty");
+    // Entries pile up in a long region (PyTorch issue 48049): a weight that dies inside it leaves its
+    // cast in the cache, alive, until the outermost region ends.
+    std::int64_t live_before = 0, live_after_all = 0, live_after_exit = 0;
+    constexpr int kWeights = 20;
+    {
+        amp::autocast region("cpu");
+        NoGradGuard no_grad;  // evaluation, say, with a freshly loaded weight each time
+        live_before = memory_stats().total.live_bytes;
+        for (int i = 0; i < kWeights; ++i) {
+            const Tensor fresh = ones({256, 256}).requires_grad_();  // 256 KiB in f32, 128 KiB as its bf16 cast
+            linear(ones({1, 256}), fresh);
+        }  // each weight dies here
+        live_after_all = memory_stats().total.live_bytes;
+        std::printf("   %d weights made and dropped in one region: cache size %zu, live memory %s KiB more than before them\n",
+                    kWeights, amp::autocast_cache_size(), lesson::fmt((live_after_all - live_before) / 1024.0).c_str());
+    }
+    live_after_exit = memory_stats().total.live_bytes;
+    std::printf("   after the region: %s KiB more than before them\n", lesson::fmt((live_after_exit - live_before) / 1024.0).c_str());
+    const std::int64_t cast_bytes = 256 * 256 * 2;
+    L.check(live_after_all - live_before == kWeights * cast_bytes && live_after_exit == live_before,
+            "the casts of dead weights stay alive until the region ends (20 x 128 KiB here), then are freed");
     const std::vector<double> per_step = three_steps(true), one_region = three_steps(false);
     std::printf("   losses, one region per step:        %s  %s  %s\n", lesson::fmt(per_step[0]).c_str(), lesson::fmt(per_step[1]).c_str(),
                 lesson::fmt(per_step[2]).c_str());
