@@ -8,8 +8,8 @@
 #
 # CPU_TIER_CHECK_BENCH=0 leaves the benchmark out.
 #
-# BIN_DIR: tinyamp_tests, tinyamp-tour, tinyamp-train and tinyamp-bench (any build: the tiers are chosen at run
-# time) with lib/ holding the libraries the machine lacks (OpenBLAS, oneDNN, Google Benchmark,
+# BIN_DIR: tinyamp_tests, tinyamp-tour, tinyamp-train, tinyamp-bench and tinyamp-amx-tuning (any build: the
+# tiers are chosen at run time) with lib/ holding the libraries the machine lacks (OpenBLAS, oneDNN, Google Benchmark,
 # Graphviz) and graphviz/ its plugins, as scripts/cpu-tier-pack.sh packs them.
 set -u
 bin=${1:?usage: scripts/cpu-tier-check.sh BIN_DIR OUT_DIR}
@@ -74,4 +74,8 @@ if python3 -c 'import torch' 2>/dev/null; then
     mv "$out/pytorch_peer.log" "$out/pytorch.json" && peer=(--pytorch-results="$out/pytorch.json")
 fi
 step bench 300 taskset -c "$cores" "$bin/tinyamp-bench" "${peer[@]}"
+# Where a 512^3 bf16 product's time goes, thread by thread (docs/kernels.md, "Tuning on a Xeon").
+if [ -x "$bin/tinyamp-amx-tuning" ]; then
+    step amx_phases 120 taskset -c "$cores" "$bin/tinyamp-amx-tuning" --phases --sizes 512 --threads 1,2 --reps 4
+fi
 cat "$summary"
