@@ -76,6 +76,18 @@ void inject_inf(const Tensor& grad)
     grad.copy_(full(grad.shape(), kInf, grad.dtype()));
 }
 
+// One whole iteration on a fixed input: scale, backward, (an inf in w0's gradient when
+// `overflow`), step, update. Returns whether the optimizer stepped.
+bool iteration(amp::GradScaler& scaler, const Model& m, optim::Optimizer& opt, bool overflow = false)
+{
+    opt.zero_grad();
+    scaler.scale(sum(m(ones({1, 8})))).backward();
+    if (overflow) inject_inf(m.w0.grad());
+    const bool stepped = scaler.step(opt);
+    scaler.update();
+    return stepped;
+}
+
 }  // namespace
 
 TEST_CASE("_amp_update_scale_: scale 4, growth 2, backoff 0.25, interval 2 goes 4, 8, then 2 after an overflow")
@@ -166,12 +178,7 @@ TEST_CASE("state_dict has PyTorch's five keys and load_state_dict restores them,
             s1.set_growth_interval(10);
             const Model m = make_model(1);
             optim::SGD opt(m.params(), {.lr = 0.0});
-            for (int i = 0; i < 2; ++i) {
-                opt.zero_grad();
-                s1.scale(sum(m(ones({1, 8})))).backward();
-                s1.step(opt);
-                s1.update();
-            }
+            for (int i = 0; i < 2; ++i) iteration(s1, m, opt);
             REQUIRE(s1.get_growth_tracker() == 2);
         }
         const auto sd = s0.state_dict();
@@ -361,34 +368,16 @@ TEST_CASE("the growth rule compares with ==: a tracker already past the interval
     const Model m = make_model(1);
     optim::SGD opt(m.params(), {.lr = 0.0});
     amp::GradScaler scaler("cpu", {.init_scale = 8.0, .growth_interval = 3});
-    auto clean_step = [&] {
-        opt.zero_grad();
-        scaler.scale(sum(m(ones({1, 8})))).backward();
-        return scaler.step(opt);
-    };
-    for (int i = 0; i < 2; ++i) {
-        CHECK(clean_step());
-        scaler.update();
-    }
+    for (int i = 0; i < 2; ++i) CHECK(iteration(scaler, m, opt));
     CHECK(scaler.get_growth_tracker() == 2);
     scaler.set_growth_interval(2);
-    for (int i = 0; i < 4; ++i) {
-        CHECK(clean_step());
-        scaler.update();
-    }
+    for (int i = 0; i < 4; ++i) CHECK(iteration(scaler, m, opt));
     CHECK(scaler.get_growth_tracker() == 6);
     CHECK(scaler.get_scale() == 8.0);
-    opt.zero_grad();
-    scaler.scale(sum(m(ones({1, 8})))).backward();
-    inject_inf(m.w0.grad());
-    CHECK_FALSE(scaler.step(opt));
-    scaler.update();
+    CHECK_FALSE(iteration(scaler, m, opt, /*overflow=*/true));
     CHECK(scaler.get_growth_tracker() == 0);
     CHECK(scaler.get_scale() == 4.0);
-    for (int i = 0; i < 2; ++i) {
-        CHECK(clean_step());
-        scaler.update();
-    }
+    for (int i = 0; i < 2; ++i) CHECK(iteration(scaler, m, opt));
     CHECK(scaler.get_scale() == 8.0);  // counting from 0 again, it grows at the new interval
 }
 
@@ -403,13 +392,7 @@ TEST_CASE("the scale has no floor: repeated overflows take it below 1")
     const Model m = make_model(1);
     optim::SGD opt(m.params(), {.lr = 0.0});
     amp::GradScaler scaler("cpu", {.init_scale = 1.0});
-    for (int i = 0; i < 3; ++i) {
-        opt.zero_grad();
-        scaler.scale(sum(m(ones({1, 8})))).backward();
-        inject_inf(m.b1.grad());
-        CHECK_FALSE(scaler.step(opt));
-        scaler.update();
-    }
+    for (int i = 0; i < 3; ++i) CHECK_FALSE(iteration(scaler, m, opt, /*overflow=*/true));
     CHECK(scaler.get_scale() == 0.125);
 }
 
@@ -430,9 +413,7 @@ TEST_CASE("the scale never grows to inf")
     const Model m = make_model(1);
     optim::SGD opt(m.params(), {.lr = 0.0});
     amp::GradScaler scaler("cpu", {.init_scale = 1e38, .growth_factor = 16.0, .growth_interval = 1});
-    scaler.scale(sum(m(ones({1, 8})))).backward();
-    scaler.step(opt);
-    scaler.update();
+    iteration(scaler, m, opt);
     CHECK(std::isfinite(scaler.get_scale()));
     CHECK(scaler.get_scale() == double(float(1e38)));
 }
