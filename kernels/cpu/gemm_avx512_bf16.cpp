@@ -56,6 +56,7 @@ __attribute__((target("avx512f,avx512bf16"))) void Kernel::run(std::int64_t kc, 
     dot_pairs(
         kc,
         [&](std::int64_t p, int i) {
+            // Once per step (i is a constant after unrolling): the next panel's pairs of this step.
             if (i == 0) _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
             return a[p * MR + i];
         },
