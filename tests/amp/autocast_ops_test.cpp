@@ -135,7 +135,7 @@ TEST_CASE("promote runs in the widest input dtype, in both orders, and refuses f
     CHECK(message.find("f16 and bf16 cannot be promoted to each other") != std::string::npos);
 }
 
-TEST_CASE("ineligible inputs are never cast: f64, integers, other device types")
+TEST_CASE("ineligible inputs are never cast: f64 and integers (other device types: tests/cuda/cuda_amp_test.cpp)")
 {
     amp::autocast region("cpu");
     const Tensor d = ones({2, 2}, f64);
