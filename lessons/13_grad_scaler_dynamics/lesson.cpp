@@ -299,41 +299,38 @@ void step_f16_model(lesson::Lesson& L, const data::DataLoader& loader)
         return lesson::Mlp(params);
     };
     const lesson::Mlp half = converted(f16), bfloat = converted(bf16);
-    std::string refused;
-    const std::vector<double> before = half.snapshot();
-    {
-        optim::SGD opt(half.params(), {.lr = 0.1});
+    // One scaled iteration: scale(loss).backward(), then step(); whether it stepped, or its error.
+    struct Outcome {
+        bool stepped = false;
+        std::string error;
+    };
+    auto one_step = [](const lesson::Mlp& model, const Tensor& loss) {
+        optim::SGD opt(model.params(), {.lr = 0.1});
         amp::GradScaler scaler("cpu");
-        scaler.scale(cross_entropy(half(batch.features.to(f16)), batch.labels)).backward();
-        std::printf("   f16 parameters: w1 %s, w1.grad %s\n", dtype_name(half.weight(1).dtype()), dtype_name(half.weight(1).grad().dtype()));
+        scaler.scale(loss).backward();
+        Outcome outcome;
         try {
-            scaler.step(opt);
+            outcome.stepped = scaler.step(opt);
         } catch (const Error& e) {
-            refused = e.message();
+            outcome.error = e.message();
         }
-        std::printf("   scaler.step(opt): \"%s\"\n", refused.c_str());
-    }
-    bool master_stepped = false, bf16_stepped = false;
-    {
-        optim::SGD opt(master.params(), {.lr = 0.1});
-        amp::GradScaler scaler("cpu");
-        scaler.scale(f16_loss(master, batch)).backward();
-        master_stepped = scaler.step(opt);
-        std::printf("   f32 parameters under f16 autocast: w1.grad %s, scaler.step(opt) %s\n", dtype_name(master.weight(1).grad().dtype()),
-                    master_stepped ? "stepped" : "skipped");
-    }
-    {
-        optim::SGD opt(bfloat.params(), {.lr = 0.1});
-        amp::GradScaler scaler("cpu");
-        scaler.scale(cross_entropy(bfloat(batch.features.to(bf16)), batch.labels)).backward();
-        bf16_stepped = scaler.step(opt);
-        std::printf("   bf16 parameters: w1.grad %s, scaler.step(opt) %s\n", dtype_name(bfloat.weight(1).grad().dtype()),
-                    bf16_stepped ? "stepped" : "skipped");
-    }
-    L.check(refused == "Attempting to unscale FP16 gradients." && half.snapshot() == before,
+        return outcome;
+    };
+    auto report = [](const char* what, const lesson::Mlp& model, const Outcome& o) {
+        std::printf("   %-36s w1 %-4s w1.grad %-4s scaler.step(opt): %s\n", what, dtype_name(model.weight(1).dtype()),
+                    dtype_name(model.weight(1).grad().dtype()), o.error.empty() ? (o.stepped ? "stepped" : "skipped") : ("\"" + o.error + "\"").c_str());
+    };
+    const std::vector<double> before = half.snapshot();
+    const Outcome f16_params = one_step(half, cross_entropy(half(batch.features.to(f16)), batch.labels));
+    const Outcome f32_params = one_step(master, f16_loss(master, batch));
+    const Outcome bf16_params = one_step(bfloat, cross_entropy(bfloat(batch.features.to(bf16)), batch.labels));
+    report("f16 parameters:", half, f16_params);
+    report("f32 parameters under f16 autocast:", master, f32_params);
+    report("bf16 parameters:", bfloat, bf16_params);
+    L.check(f16_params.error == "Attempting to unscale FP16 gradients." && half.snapshot() == before,
             "f16 parameters: step() refuses with PyTorch's message and the weights are untouched");
-    L.check(master_stepped && master.weight(1).grad().dtype() == f32, "f32 master weights under f16 autocast: f32 gradients, and it steps");
-    L.check(bf16_stepped, "bf16 parameters are not refused: the check is for f16 only");
+    L.check(f32_params.stepped && master.weight(1).grad().dtype() == f32, "f32 master weights under f16 autocast: f32 gradients, and it steps");
+    L.check(bf16_params.stepped, "bf16 parameters are not refused: the check is for f16 only");
     L.say("The fix is autocast's design: keep the parameters f32 and let the region cast them for each op.");
 }
 
