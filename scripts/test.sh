@@ -11,7 +11,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc 2>/dev/null || echo 2)"
 "$root/scripts/install-deps.sh"
 
-echo "== Release build (warnings are errors), all tests"
+# Each stage's header says when it began, in seconds since the start: where CI's time goes (it must
+# stay well under 30 minutes on 2 cores).
+stage() { echo "== $1 (at ${SECONDS} s)"; }
+trap 'echo "== end, exit code $? (at ${SECONDS} s)"' EXIT
+
+stage "Release build (warnings are errors), all tests"
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
@@ -21,7 +26,7 @@ echo "== Release build (warnings are errors), all tests"
 # say) run once. The portable tier's plain loops are slow, so there only lesson 1 and the GEMM
 # tests run; every other level also runs lessons 14 and 15, whose timings depend on the CPU too.
 # (Every lesson already ran above, at this machine's own level, as a CTest test.)
-echo "== Per CPU level (TINYAMP_CPU): the GEMM tests and the lessons whose claims depend on the CPU (1, 14, 15)"
+stage "Per CPU level (TINYAMP_CPU): the GEMM tests and the lessons whose claims depend on the CPU (1, 14, 15)"
 seen=""
 for level in portable avx2 avx512 avx512bf16 amx; do
   features="$(TINYAMP_CPU=$level "$root/build/lessons/tinyamp-tour" --cpu | sed -n 's/^features in use: //p')"
@@ -49,7 +54,7 @@ done
 
 # The API reference: Doxygen over the public headers, the README and the guides; any warning (an
 # undocumented public class or function, a broken link) fails it.
-echo "== API reference (Doxygen, warnings are errors)"
+stage "API reference (Doxygen, warnings are errors)"
 cmake --build "$root/build" --target docs
 echo "docs: $root/build/docs/html/index.html"
 
@@ -60,7 +65,7 @@ fi
 # The sanitizer build leaves out the CUDA runtime (ASan and libcudart do not mix well) and the
 # `long` and `training` tests (all 2^32 conversions, and 30-epoch training runs, take many
 # minutes under ASan; the Release run above did them).
-echo "== ASan + UBSan build, tests not labelled long or training"
+stage "ASan + UBSan build, tests not labelled long or training"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_BENCH=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS="suppressions=$root/scripts/lsan-suppressions.txt" \
@@ -68,12 +73,12 @@ echo "== ASan + UBSan build, tests not labelled long or training"
 
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.
-echo "== ThreadSanitizer build, tests whose name contains \"thread\""
+stage "ThreadSanitizer build, tests whose name contains \"thread\""
 TINYAMP_BUILD_TARGET=tinyamp_thread_tests "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_TSAN=ON \
   -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_LESSONS=OFF -DTINYAMP_BUILD_VISUALIZER=OFF -DTINYAMP_BUILD_BENCH=OFF
 TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tests/tinyamp_thread_tests" -tc='*thread*'
 # Every file loader fuzzed briefly (libFuzzer, Clang, ASan + UBSan) from the committed seed corpus:
 # any crash, sanitizer report, exception other than tinyamp::Error, or broken round trip fails.
 # scripts/fuzz.sh campaign runs the long version.
-echo "== Fuzz smoke: each loader 10 s under libFuzzer"
+stage "Fuzz smoke: each loader 10 s under libFuzzer"
 "$root/scripts/fuzz.sh" smoke 10
