@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <tinyamp/tinyamp.h>
 
@@ -47,16 +48,20 @@ std::vector<Batch> make_data()
 
 constexpr int kSkipIter = 2;
 
-// The control: plain f32 SGD that skips its step on the skip iteration (every step runs when
+// The optimizer PyTorch's scaling case uses: SGD, lr 1.
+using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(const Model&)>;
+std::unique_ptr<optim::Optimizer> sgd_lr_1(const Model& m) { return std::make_unique<optim::SGD>(m.params(), optim::SGDOptions{.lr = 1.0}); }
+
+// The control: plain f32 training that skips its step on the skip iteration (every step runs when
 // `skip` is false: the control of a disabled scaler).
-Model run_control(const std::vector<Batch>& data, bool skip = true)
+Model run_control(const std::vector<Batch>& data, bool skip = true, const MakeOptimizer& make_optimizer = sgd_lr_1)
 {
     const Model m = make_model(1);
-    optim::SGD opt(m.params(), {.lr = 1.0});
+    const std::unique_ptr<optim::Optimizer> opt = make_optimizer(m);
     for (int i = 0; i < int(data.size()); ++i) {
-        opt.zero_grad();
+        opt->zero_grad();
         mse_loss(m(data[std::size_t(i)].x), data[std::size_t(i)].target).backward();
-        if (!skip || i != kSkipIter) opt.step();
+        if (!skip || i != kSkipIter) opt->step();
     }
     return m;
 }
@@ -489,27 +494,26 @@ TEST_CASE("f16 autocast with a GradScaler tracks the f32 control with SGD, Adam 
     // plain f32 that skips iteration 2. Then again with the scaler rebuilt from its state_dict
     // after every update (PyTorch pickles it): the same parameters and scale, bit for bit.
     const auto data = make_data();
-    enum class Opt { sgd, adam, adamw };
-    auto make_optimizer = [](Opt kind, const Model& m) -> std::unique_ptr<optim::Optimizer> {
-        if (kind == Opt::sgd) return std::make_unique<optim::SGD>(m.params(), optim::SGDOptions{.lr = 1.0});
-        if (kind == Opt::adam) return std::make_unique<optim::Adam>(m.params(), optim::AdamOptions{.lr = 1e-2});
-        return std::make_unique<optim::AdamW>(m.params(), optim::AdamWOptions{.lr = 1e-2});
+    const std::vector<std::pair<const char*, MakeOptimizer>> optimizers = {
+        {"SGD", sgd_lr_1},
+        {"Adam",
+         [](const Model& m) -> std::unique_ptr<optim::Optimizer> {
+             return std::make_unique<optim::Adam>(m.params(), optim::AdamOptions{.lr = 1e-2});
+         }},
+        {"AdamW",
+         [](const Model& m) -> std::unique_ptr<optim::Optimizer> {
+             return std::make_unique<optim::AdamW>(m.params(), optim::AdamWOptions{.lr = 1e-2});
+         }},
     };
     const amp::GradScalerOptions options{.init_scale = 128.0, .growth_factor = 2.0, .growth_interval = 1};
-    for (Opt kind : {Opt::sgd, Opt::adam, Opt::adamw}) {
-        INFO("optimizer " << int(kind));
-        const Model control = make_model(1);
-        auto control_opt = make_optimizer(kind, control);
-        for (int i = 0; i < int(data.size()); ++i) {
-            control_opt->zero_grad();
-            mse_loss(control(data[std::size_t(i)].x), data[std::size_t(i)].target).backward();
-            if (i != kSkipIter) control_opt->step();
-        }
+    for (const auto& [optimizer_name, make_optimizer] : optimizers) {
+        INFO("optimizer " << optimizer_name);
+        const Model control = run_control(data, /*skip=*/true, make_optimizer);
         std::vector<std::vector<double>> first_run;
         for (bool round_trip : {false, true}) {
             INFO("state_dict round trip " << round_trip);
             const Model m = make_model(1);
-            auto opt = make_optimizer(kind, m);
+            const std::unique_ptr<optim::Optimizer> opt = make_optimizer(m);
             auto scaler = std::make_unique<amp::GradScaler>("cpu", options);
             for (int i = 0; i < int(data.size()); ++i) {
                 opt->zero_grad();
