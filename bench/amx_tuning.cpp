@@ -7,8 +7,10 @@
 // which thread and which block computes an element, never the order of its sums). Then the
 // candidates are timed in turn, `--reps` times over (default 5): a VM's neighbours change speed
 // within seconds, so each repetition times every candidate once, and the table shows medians.
+// --rounds R times one product of each candidate per round instead, and takes each ratio within
+// a round (tuning_harness.h): the way to compare candidates on a VM whose speed changes.
 //
-//   tinyamp-amx-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
+//   tinyamp-amx-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5 | --rounds 100]
 //   tinyamp-amx-tuning --check   every variant on emulated tiles, against the tier's emulation
 //                                (any CPU; exit 1 on a difference)
 //   tinyamp-amx-tuning --phases  where the tier's time goes, per thread: its tile loop against
@@ -65,9 +67,6 @@ std::vector<Variant> variants()
             variant<256, 256, 256, true>()};
 }
 
-using bench::tuning::median;
-using bench::tuning::time_calls;
-
 /// The benchmark's own square inputs (gemm_inputs.h), in bf16, and the product C = A B over them.
 struct Inputs {
     bench::GemmInputs values;
@@ -107,40 +106,29 @@ int check_on_emulated_tiles()
     return differences == 0 ? 0 : 1;
 }
 
-void time_one_size(std::int64_t n, int threads, int reps)
+void time_one_size(std::int64_t n, int threads, const bench::tuning::Options& options)
 {
     const Inputs in(n);
     if (count_differences(in, threads, amx::gemm<BFloat16>, false) != 0) std::exit(1);
-    const std::vector<Variant> candidates = variants();
     std::vector<BFloat16> c(n * n);
-    const int calls = bench::tuning::calls_for(n);
-    std::vector<double> onednn, tier;
-    std::vector<std::vector<double>> seconds(candidates.size());
-    for (int rep = 0; rep < reps; ++rep) {
-        {
-            bench::onednn_set_threads(threads);
-            bench::OnednnMatmul matmul(DType::bf16, n, n, n);
-            onednn.push_back(time_calls([&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); }, calls));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenMP's threads stop spinning
-        tier.push_back(time_calls([&] { amx::gemm<BFloat16>(in.problem(c.data()), threads); }, calls));
-        for (std::size_t v = 0; v < candidates.size(); ++v)
-            seconds[v].push_back(time_calls([&] { candidates[v].hardware(in.problem(c.data()), threads); }, calls));
-    }
-    const double flop = 2.0 * double(n) * double(n) * double(n), peer = median(onednn);
-    std::printf("\nN = %lld, %d thread(s): GFLOP/s, median of %d repetitions (ratio = oneDNN's time / this one's)\n", (long long)n, threads,
-                reps);
-    bench::tuning::print_row("oneDNN bf16", flop, peer, onednn);
-    bench::tuning::print_row("the tier (128/256/256 A outer)", flop, peer, tier);
-    for (std::size_t v = 0; v < candidates.size(); ++v) bench::tuning::print_row(candidates[v].name, flop, peer, seconds[v]);
-    std::fflush(stdout);
+    bench::onednn_set_threads(threads);
+    bench::OnednnMatmul matmul(DType::bf16, n, n, n);
+    std::vector<bench::tuning::Candidate> candidates{
+        {"oneDNN bf16", [&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); }},
+        {"the tier (128/256/256 A outer)", [&] { amx::gemm<BFloat16>(in.problem(c.data()), threads); }}};
+    for (const Variant& v : variants())
+        candidates.push_back({v.name, [&, gemm = v.hardware] { gemm(in.problem(c.data()), threads); }});
+    bench::tuning::time_candidates(n, threads, options, candidates, [threads] {
+        if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenMP's threads stop spinning
+    });
 }
 
 using Timed = bench::phases::Timed<amx::Kernel<amx::HardwareTiles>>;
 static_assert(blocked::reads_a_in_place<Timed>, "the timed twin must read op(A) in place where the tier does");
 
-void print_phases(std::int64_t n, int threads, int rounds)
+void print_phases(std::int64_t n, int threads, const bench::tuning::Options& options)
 {
+    const int rounds = options.reps;
     const Inputs in(n);
     std::vector<BFloat16> c(n * n);
     bench::onednn_set_threads(threads);

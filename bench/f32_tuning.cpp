@@ -6,9 +6,11 @@
 // Each variant first computes one product and must give the tier's bits (a blocking or a tile
 // changes which block computes an element, never the order of its sums). Then the candidates are
 // timed in turn, `--reps` times over (default 5), each repetition timing every candidate once
-// (tuning_harness.h); the table shows medians and every repetition.
+// (tuning_harness.h); the table shows medians and every repetition. --rounds R times one product
+// of each candidate per round instead, and takes each ratio within a round: the way to compare
+// candidates on a VM whose speed changes.
 //
-//   tinyamp-f32-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5]
+//   tinyamp-f32-tuning [--sizes 256,512,1024] [--threads 1,2] [--reps 5 | --rounds 100]
 //   tinyamp-f32-tuning --check   only the bit check, over odd and multi-block sizes (exit 1 on a difference)
 //   tinyamp-f32-tuning --phases  where the tier's time goes, per thread: its kernel calls against
 //                                the rest (packing, epilogue); --reps rounds (gemm_phases.h)
@@ -65,11 +67,9 @@ std::vector<Variant> variants()
             variant<8, 128, 512, 256, b_outer, Prefetch::next_a>(),  variant<8, 128, 256, 512, b_outer, Prefetch::next_a>(),
             variant<8, 128, 256, 256, a_outer, Prefetch::next_b>(),  variant<12, 120, 256, 256, b_outer, Prefetch::next_a>(),
             variant<12, 240, 512, 384, b_outer, Prefetch::next_a>(), variant<14, 112, 256, 256, b_outer, Prefetch::next_a>(),
-            variant<14, 224, 512, 384, b_outer, Prefetch::next_a>()};
+            variant<14, 224, 512, 384, b_outer, Prefetch::next_a>(), variant<8, 256, 256, 192, b_outer, Prefetch::next_a>(),
+            variant<8, 256, 512, 256, b_outer, Prefetch::next_a>()};
 }
-
-using bench::tuning::median;
-using bench::tuning::time_calls;
 
 Problem square_product(const bench::GemmInputs& in, float* c)
 {
@@ -104,37 +104,27 @@ int check_bits()
     return differences == 0 ? 0 : 1;
 }
 
-void time_one_size(std::int64_t n, int threads, int reps)
+void time_one_size(std::int64_t n, int threads, const bench::tuning::Options& options)
 {
     const bench::GemmInputs in = bench::make_gemm_inputs(n, n, n);
     if (count_differences(in, threads) != 0) std::exit(1);
-    const std::vector<Variant> candidates = variants();
     std::vector<float> c(n * n);
-    const int calls = bench::tuning::calls_for(n);
-    std::vector<double> openblas, tier;
-    std::vector<std::vector<double>> seconds(candidates.size());
-    for (int rep = 0; rep < reps; ++rep) {
-        bench::openblas_set_threads(threads);
-        openblas.push_back(time_calls([&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); }, calls));
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenBLAS's threads stop spinning
-        tier.push_back(time_calls([&] { avx512::gemm<float, float>(square_product(in, c.data()), threads); }, calls));
-        for (std::size_t v = 0; v < candidates.size(); ++v)
-            seconds[v].push_back(time_calls([&] { candidates[v].gemm(square_product(in, c.data()), threads); }, calls));
-    }
-    const double flop = 2.0 * double(n) * double(n) * double(n), peer = median(openblas);
-    std::printf("\nN = %lld, %d thread(s): GFLOP/s, median of %d repetitions (ratio = OpenBLAS's time / this one's)\n", (long long)n,
-                threads, reps);
-    bench::tuning::print_row("OpenBLAS sgemm", flop, peer, openblas);
-    bench::tuning::print_row("the tier (8x32 128/256/256)", flop, peer, tier);
-    for (std::size_t v = 0; v < candidates.size(); ++v) bench::tuning::print_row(candidates[v].name, flop, peer, seconds[v]);
-    std::fflush(stdout);
+    bench::openblas_set_threads(threads);
+    std::vector<bench::tuning::Candidate> candidates{
+        {"OpenBLAS sgemm", [&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); }},
+        {"the tier (8x32 128/256/256)", [&] { avx512::gemm<float, float>(square_product(in, c.data()), threads); }}};
+    for (const Variant& v : variants()) candidates.push_back({v.name, [&, gemm = v.gemm] { gemm(square_product(in, c.data()), threads); }});
+    bench::tuning::time_candidates(n, threads, options, candidates, [threads] {
+        if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenBLAS's threads stop spinning
+    });
 }
 
 using Timed = bench::phases::Timed<avx512::Kernel<>>;
 static_assert(!blocked::reads_a_in_place<Timed>, "the f32 kernel packs op(A): so must its timed twin");
 
-void print_phases(std::int64_t n, int threads, int rounds)
+void print_phases(std::int64_t n, int threads, const bench::tuning::Options& options)
 {
+    const int rounds = options.reps;
     const bench::GemmInputs in = bench::make_gemm_inputs(n, n, n);
     std::vector<float> c(n * n);
     bench::openblas_set_threads(threads);

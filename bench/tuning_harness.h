@@ -1,11 +1,15 @@
 #pragma once
 // What the GEMM tuning tools (amx_tuning.cpp, f32_tuning.cpp) share: their command line, and
-// timing in rounds. A VM's neighbours change its speed within seconds (the lent Xeon ran whole
-// seconds at half speed), so each repetition times every candidate once, the peer included, and
-// the table shows each candidate's median and every repetition.
+// timing in turns. A VM's neighbours change its speed within seconds (the lent Xeon, and a 2-vCPU
+// Xeon here, ran whole seconds at two thirds or half speed), so each repetition times every
+// candidate once, the peer included, and the table shows each candidate's median and every
+// repetition. With --rounds, the turns are single products instead: each round runs every
+// candidate once, and each ratio is taken within a round, so a speed change between rounds
+// cancels out of it.
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,19 +19,20 @@ struct Options {
     std::vector<int> sizes{256, 512, 1024};
     std::vector<int> threads{1, 2};
     int reps = 5;
+    int rounds = 0;       ///< --rounds R: R rounds of one product per candidate instead of `reps` repetitions
     bool check = false;   ///< --check: compare every variant's bits with the tier's, time nothing
     bool phases = false;  ///< --phases: where the tier's time goes, per thread (gemm_phases.h), `reps` rounds
 };
 
-/// Reads --check, --phases, --sizes 256,512, --threads 1,2 and --reps 5 into `options`. False
+/// Reads --check, --phases, --sizes 256,512, --threads 1,2, --reps 5 and --rounds 100 into `options`. False
 /// (after printing the usage of `tool` to stderr) on anything else, and for --phases with more
 /// than 2 threads.
 bool parse_options(int argc, char** argv, const char* tool, Options& options);
 
 /// For every size and thread count of `options`: `phases` (with --phases) or, after printing
-/// `legend`, `timing`; each is given n, the thread count and options.reps. Returns 0 (main's
+/// `legend`, `timing`; each is given n, the thread count and the options. Returns 0 (main's
 /// exit status).
-using CaseFn = void (*)(std::int64_t n, int threads, int reps);
+using CaseFn = void (*)(std::int64_t n, int threads, const Options& options);
 int run_cases(const Options& options, CaseFn phases, CaseFn timing, const char* legend);
 
 /// The median, as the benchmark's summary takes it (Timing::median, result_collector.h).
@@ -51,8 +56,21 @@ double time_calls(Fn&& fn, int calls)
     return median(seconds);
 }
 
-/// "  name   GFLOP/s  ratio r  (each repetition: ...)": `seconds` per call, one per repetition;
-/// ratio = the peer's median time / this one's (above 1: faster than the peer).
-void print_row(const std::string& name, double flop, double peer_median_seconds, const std::vector<double>& seconds);
+/// One product of a candidate (the tier, a variant, or the peer every ratio is taken against).
+struct Candidate {
+    std::string name;
+    std::function<void()> run;
+};
+
+/// Times `candidates` on N^3 products and prints the table. candidates[0] is the peer; `settle`
+/// runs after the peer's products (a pause while OpenBLAS's or OpenMP's threads stop spinning,
+/// so that they do not take the next candidate's cores). Without --rounds: options.reps
+/// repetitions, each the median of calls_for(n) products of every candidate in turn; ratio = the
+/// peer's median / this one's. With --rounds R: R rounds of one timed product of every candidate,
+/// each right after an untimed one (so no candidate pays for waking threads that the one before
+/// it, or the pause, put to sleep), after two untimed rounds; ratio = the median over rounds of the
+/// peer's time / this one's in the same round, with its quartiles.
+void time_candidates(std::int64_t n, int threads, const Options& options, const std::vector<Candidate>& candidates,
+                     const std::function<void()>& settle);
 
 }  // namespace tinyamp::bench::tuning
