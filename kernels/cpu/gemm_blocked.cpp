@@ -194,7 +194,7 @@ void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::
 {
     float* old = scratch + cols;  // C's old row, when beta != 0
     // C = sum, the common case (alpha 1, beta 0, no bias): one rounding pass, nothing to compute.
-    if (alpha == 1.0f && beta == 0.0f && !bias.per_column && !bias.per_row) {
+    if (epilogue_is_a_copy(alpha, beta, bias.per_column || bias.per_row)) {
         for (std::int64_t i = 0; i < rows; ++i) narrow(sum + i * ld_sum, c + i * ldc, cols);
         return;
     }
