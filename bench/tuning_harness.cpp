@@ -101,9 +101,7 @@ void time_in_rounds(std::int64_t n, const Options& options, const std::vector<Ca
     for (int round = -2; round < options.rounds; ++round)  // two untimed rounds first
         for (std::size_t c = 0; c < candidates.size(); ++c) {
             candidates[c].run();  // untimed: its threads woken, its workspace and operands in cache
-            const auto start = std::chrono::steady_clock::now();
-            candidates[c].run();
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const double s = seconds_of(candidates[c].run);
             if (round >= 0) seconds[c].push_back(s);
             if (c == 0) settle();
         }

@@ -1,7 +1,7 @@
 #pragma once
 // What the GEMM tuning tools (amx_tuning.cpp, f32_tuning.cpp) share: their command line, and
 // timing in turns. A VM's neighbours change its speed within seconds (the lent Xeon, and a 2-vCPU
-// Xeon here, ran whole seconds at two thirds or half speed), so each repetition times every
+// Emerald Rapids Xeon, ran whole seconds at two thirds or half speed), so each repetition times every
 // candidate once, the peer included, and the table shows each candidate's median and every
 // repetition. With --rounds, the turns are single products instead: each round runs every
 // candidate once, and each ratio is taken within a round, so a speed change between rounds
@@ -41,6 +41,15 @@ double median(std::vector<double> seconds);
 /// How many timed calls of an N^3 product one repetition takes (fewer as N grows).
 int calls_for(std::int64_t n);
 
+/// Seconds one call of `fn` takes.
+template <class Fn>
+double seconds_of(Fn&& fn)
+{
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// Median seconds of `calls` calls, after two untimed ones.
 template <class Fn>
 double time_calls(Fn&& fn, int calls)
@@ -48,11 +57,7 @@ double time_calls(Fn&& fn, int calls)
     fn();
     fn();
     std::vector<double> seconds;
-    for (int i = 0; i < calls; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    for (int i = 0; i < calls; ++i) seconds.push_back(seconds_of(fn));
     return median(seconds);
 }
 
@@ -69,7 +74,10 @@ struct Candidate {
 /// peer's median / this one's. With --rounds R: R rounds of one timed product of every candidate,
 /// each right after an untimed one (so no candidate pays for waking threads that the one before
 /// it, or the pause, put to sleep), after two untimed rounds; ratio = the median over rounds of the
-/// peer's time / this one's in the same round, with its quartiles.
+/// peer's time / this one's in the same round, with its quartiles. (On two threads one untimed
+/// product is not always enough after the pause: on an Emerald Rapids Xeon VM at N = 256 the
+/// candidate after it, candidates[1], ran at 0.64 of the peer where variants differing from it
+/// only in prefetch or MC ran at 0.75; from N = 512 up it was within their quartiles.)
 void time_candidates(std::int64_t n, int threads, const Options& options, const std::vector<Candidate>& candidates,
                      const std::function<void()>& settle);
 
