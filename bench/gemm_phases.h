@@ -7,8 +7,10 @@
 //   - before the first call: the range's setup and the packing of the first blocks (op(B)'s
 //     first NC columns, op(A)'s rows when it is packed);
 //   - before the first call of each later block of C (its first tile, k block 0: the call that
-//     writes the sum buffer's first value with `first` set): the previous block's epilogue, and
-//     the packing for the new block;
+//     writes the sum buffer's first value with `first` set, or, when the kernel sums straight
+//     into C, the first call with `first` set after one without): the previous block's epilogue,
+//     and the packing for the new block. (Summing into C over a single k block, every call has
+//     `first` set: its blocks are not told apart, and their gaps count as within blocks);
 //   - after the last call: the last block's epilogue;
 //   - all other gaps: the loop nest between two calls of one block, and the timer itself.
 // Reading the TSC around each kernel call costs little but not nothing: on the lent VM the
@@ -44,6 +46,7 @@ struct ThreadRecord {
     int blocks = 0;                    ///< blocks of C (calls that start one)
     std::uint64_t last_call_end = 0;
     const float* block_start = nullptr;  ///< the sum buffer's first value: where every block's first tile goes
+    bool last_call_first = false;        ///< whether the last call had `first` set (k block 0)
 };
 
 /// This product's records: [0] the calling thread, [1] a helper. Reset before each product.
@@ -98,7 +101,7 @@ protected:
             record.before_first += start - record.part_begin;
             record.block_start = c;
             ++record.blocks;
-        } else if (first && c == record.block_start) {
+        } else if (first && (c == record.block_start || !record.last_call_first)) {
             record.between_blocks += start - record.last_call_end;
             ++record.blocks;
         } else {
@@ -106,6 +109,7 @@ protected:
         }
         record.kernel_cycles += end - start;
         record.last_call_end = end;
+        record.last_call_first = first;
         ++record.kernel_calls;
     }
 };
