@@ -1,5 +1,6 @@
 // tinyamp-f32-tuning: times the avx512 tier's micro-kernel (kernels/cpu/gemm_avx512_kernel.h)
-// under other register tiles, cache blockings, loop orders and prefetches than the tier's, against
+// under other register tiles, cache blockings, loop orders and prefetches than the tier's (and, on
+// several threads, with each thread packing all of op(A) instead of sharing it), against
 // the tier itself and OpenBLAS sgemm, in one run: the evidence behind the tier's choice
 // (docs/kernels.md, "The f32 tier on a Xeon"). Square f32 products C = A B, row-major.
 //
@@ -50,25 +51,41 @@ template <std::int64_t MR, std::int64_t MC, std::int64_t NC, std::int64_t KC, bo
 Variant variant()
 {
     char name[64];
+    const char* prefetch = Ahead == Prefetch::none              ? ", no prefetch"
+                           : Ahead == Prefetch::next_b          ? ", next B"
+                           : Ahead == Prefetch::next_a_per_line ? ", A per line"
+                           : Ahead == Prefetch::next_a_b_to_l2  ? ", A per line, B to L2"
+                                                                : "";
     std::snprintf(name, sizeof name, "%lldx32 %lld/%lld/%lld %s%s", (long long)MR, (long long)MC, (long long)NC, (long long)KC,
-                  RowsOuter ? "A outer" : "B outer",
-                  Ahead == Prefetch::none ? ", no prefetch" : Ahead == Prefetch::next_b ? ", next B" : "");
+                  RowsOuter ? "A outer" : "B outer", prefetch);
     return {name, [](const Problem& problem, int threads) {
                 blocked::gemm<avx512::Kernel<MR, MC, NC, KC, RowsOuter, Ahead>>(problem, threads);
             }};
 }
+
+/// The tier as it was before its threads shared the packed op(A) (SharedPackA, gemm_blocked.h).
+struct TierPackingItsOwnA : avx512::Kernel<> {
+    static constexpr bool share_packed_a = false;
+};
 
 /// MR x 32 register tile; MC / NC / KC; which micro-panel stays in L1 ("B outer": one B
 /// micro-panel while A's stream, the tier's order); the prefetch (the tier's: the next A micro-panel).
 std::vector<Variant> variants()
 {
     constexpr bool a_outer = true, b_outer = false;
-    return {variant<8, 128, 256, 256, b_outer, Prefetch::none>(),    variant<8, 256, 256, 256, b_outer, Prefetch::next_a>(),
-            variant<8, 128, 512, 256, b_outer, Prefetch::next_a>(),  variant<8, 128, 256, 512, b_outer, Prefetch::next_a>(),
-            variant<8, 128, 256, 256, a_outer, Prefetch::next_b>(),  variant<12, 120, 256, 256, b_outer, Prefetch::next_a>(),
-            variant<12, 240, 512, 384, b_outer, Prefetch::next_a>(), variant<14, 112, 256, 256, b_outer, Prefetch::next_a>(),
-            variant<14, 224, 512, 384, b_outer, Prefetch::next_a>(), variant<8, 256, 256, 192, b_outer, Prefetch::next_a>(),
-            variant<8, 256, 512, 256, b_outer, Prefetch::next_a>()};
+    return {variant<8, 128, 256, 256, b_outer, Prefetch::none>(),
+            variant<8, 128, 256, 256, b_outer, Prefetch::next_a_per_line>(),
+            variant<8, 128, 256, 256, b_outer, Prefetch::next_a_b_to_l2>(),
+            variant<8, 256, 256, 256, b_outer, Prefetch::next_a>(),
+            variant<8, 128, 512, 256, b_outer, Prefetch::next_a>(),
+            variant<8, 128, 256, 512, b_outer, Prefetch::next_a>(),
+            variant<8, 128, 256, 192, b_outer, Prefetch::next_a_per_line>(),
+            variant<8, 128, 256, 256, a_outer, Prefetch::next_b>(),
+            variant<12, 120, 256, 256, b_outer, Prefetch::next_a>(),
+            variant<14, 224, 512, 384, b_outer, Prefetch::next_a>(),
+            variant<8, 256, 256, 192, b_outer, Prefetch::next_a>(),
+            {"the tier, each thread packs all of op(A)",
+             [](const Problem& problem, int threads) { blocked::gemm<TierPackingItsOwnA>(problem, threads); }}};
 }
 
 Problem square_product(const bench::GemmInputs& in, float* c)

@@ -17,6 +17,10 @@ enum class Prefetch {
              ///< hardware prefetcher alone left the kernel waiting (about 12% of a 2048^3
              ///< product on a Zen 4)
     next_b,  ///< the next B micro-panel (for rows_outer, where B's panels are the ones that stream)
+    next_a_per_line,  ///< next_a every second step: for MR = 8 one prefetch per cache line, not two
+    next_a_b_to_l2,   ///< next_a_per_line, and every second step one line of the next B micro-panel
+                      ///< into L2 (one line in four; the L2's adjacent-line prefetch adds a second):
+                      ///< at N = 2048 its first use otherwise waits for L3
 };
 
 /// MR rows (MR <= 14: 2 * MR accumulators, 2 registers of B and one broadcast must fit in 32);
@@ -34,6 +38,21 @@ struct Kernel {
     static constexpr bool rows_outer = RowsOuter;
     static_assert(MR >= 1 && MR <= 14 && MC % MR == 0 && NC % NR == 0);
 
+    /// One step p of the k loop: tile += column p of the A micro-panel x row p of the B micro-panel.
+    __attribute__((target("avx512f,fma"), always_inline)) static inline void step(Avx512Tile<int(MR)>& tile, const float*& a,
+                                                                                  const float*& b)
+    {
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+            const __m512 a_i = _mm512_set1_ps(a[i]);  // one element of op(A), in all 16 lanes
+            tile.acc[i][0] = _mm512_fmadd_ps(a_i, b0, tile.acc[i][0]);
+            tile.acc[i][1] = _mm512_fmadd_ps(a_i, b1, tile.acc[i][1]);
+        }
+        a += MR;
+        b += NR;
+    }
+
     // 2 * MR accumulators. Each step p loads 32 values of a row of op(B), broadcasts MR values of
     // a column of op(A) and does 2 * MR FMAs: for MR = 8, 512 multiply-adds for 10 loads.
     __attribute__((target("avx512f,fma"))) static void run(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
@@ -43,19 +62,23 @@ struct Kernel {
         tile.load(c, ldc, first);
         const float* a_next = a + kc * MR;  // usually the next call's A micro-panel
         const float* b_next = b + kc * NR;  // usually the next call's B micro-panel
+        if constexpr (Ahead == Prefetch::next_a_per_line || Ahead == Prefetch::next_a_b_to_l2) {
+            std::int64_t p = 0;
+            for (; p + 2 <= kc; p += 2) {
+                _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
+                if constexpr (Ahead == Prefetch::next_a_b_to_l2) _mm_prefetch(reinterpret_cast<const char*>(b_next + p * NR), _MM_HINT_T1);
+                step(tile, a, b);
+                step(tile, a, b);
+            }
+            if (p < kc) step(tile, a, b);
+            tile.store(c, ldc);
+            return;
+        }
         for (std::int64_t p = 0; p < kc; ++p) {
             // A prefetch past the buffer's end is harmless: it never faults.
             if constexpr (Ahead == Prefetch::next_a) _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
             if constexpr (Ahead == Prefetch::next_b) _mm_prefetch(reinterpret_cast<const char*>(b_next + p * NR), _MM_HINT_T0);
-            const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-#pragma GCC unroll 16
-            for (int i = 0; i < MR; ++i) {
-                const __m512 a_i = _mm512_set1_ps(a[i]);  // one element of op(A), in all 16 lanes
-                tile.acc[i][0] = _mm512_fmadd_ps(a_i, b0, tile.acc[i][0]);
-                tile.acc[i][1] = _mm512_fmadd_ps(a_i, b1, tile.acc[i][1]);
-            }
-            a += MR;
-            b += NR;
+            step(tile, a, b);
         }
         tile.store(c, ldc);
     }

@@ -4,12 +4,14 @@
 #include "kernels/cpu/gemm_blocked.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/panel_transpose.h"
+#include "kernels/cpu/worker_pool.h"
 
 namespace tinyamp::kernels::cpu::blocked {
 namespace {
@@ -55,27 +57,50 @@ struct AlignedFree {
 struct Workspace {
     std::unique_ptr<std::byte[], AlignedFree> memory;
     std::size_t capacity = 0;
+
+    std::byte* at_least(std::size_t bytes)
+    {
+        if (bytes > capacity) {
+            memory.reset();  // the old block first, so that the two never coexist
+            memory.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
+            capacity = bytes;
+        }
+        return memory.get();
+    }
+    void trim()
+    {
+        if (capacity <= kWorkspaceKeepBytes) return;
+        memory.reset();
+        capacity = 0;
+    }
 };
-thread_local Workspace workspace;
+thread_local Workspace workspace;         // this thread's own buffers
+thread_local Workspace shared_workspace;  // op(A) packed for all the threads of a product this thread called
 
 }  // namespace
 
-std::byte* thread_workspace(std::size_t bytes)
+std::byte* thread_workspace(std::size_t bytes) { return workspace.at_least(bytes); }
+
+void trim_thread_workspace() { workspace.trim(); }
+
+std::byte* thread_shared_workspace(std::size_t bytes) { return shared_workspace.at_least(bytes); }
+
+void trim_thread_shared_workspace() { shared_workspace.trim(); }
+
+bool claim_block(std::uint32_t& state)
 {
-    if (bytes > workspace.capacity) {
-        workspace.memory.reset();  // the old block first, so that the two never coexist
-        workspace.memory.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t(64))));
-        workspace.capacity = bytes;
-    }
-    return workspace.memory.get();
+    std::atomic_ref<std::uint32_t> atomic_state(state);
+    std::uint32_t seen = atomic_state.load(std::memory_order_acquire);
+    if (seen == kBlockPacked) return false;
+    if (seen == kBlockNotPacked && atomic_state.compare_exchange_strong(seen, kBlockBeingPacked, std::memory_order_acquire))
+        return true;
+    // Another thread is packing it: it waits for nothing meanwhile, so this ends within one
+    // block's packing time (tens of microseconds).
+    while (atomic_state.load(std::memory_order_acquire) != kBlockPacked) cpu_relax();
+    return false;
 }
 
-void trim_thread_workspace()
-{
-    if (workspace.capacity <= kWorkspaceKeepBytes) return;
-    workspace.memory.reset();
-    workspace.capacity = 0;
-}
+void publish_block(std::uint32_t& state) { std::atomic_ref<std::uint32_t>(state).store(kBlockPacked, std::memory_order_release); }
 
 std::size_t thread_workspace_capacity() { return workspace.capacity; }
 

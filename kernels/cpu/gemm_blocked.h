@@ -101,6 +101,7 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 //   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
 //   rows_outer           true: in a block, the loop over A micro-panels is the outer one, so one
 //                        A micro-panel stays in L1 while the B micro-panels stream (default false)
+//   share_packed_a       false: threads that split C's columns each pack all of op(A) (default true: SharedPackA)
 //   begin_range()        called by each thread before its first run() of a product (tile setup),
 //   end_range()          and after its last one
 //   run_a_in_place(kc, a, lda, b, c, ldc, first)
@@ -122,6 +123,12 @@ constexpr bool rows_outer()
 {
     if constexpr (requires { Kernel::rows_outer; }) return Kernel::rows_outer;
     return false;
+}
+template <class Kernel>
+constexpr bool shares_packed_a()  // false: each thread packs all of op(A) itself (for the tuning tools' comparison)
+{
+    if constexpr (requires { Kernel::share_packed_a; }) return Kernel::share_packed_a;
+    return true;
 }
 template <class Kernel>
 constexpr bool a_in_tile_rows()
@@ -158,6 +165,46 @@ void trim_thread_workspace();
 /// The bytes this thread's workspace holds now (for tests).
 std::size_t thread_workspace_capacity();
 
+/// op(A) packed once for all the threads of one product that split C's columns, each of which
+/// needs all of op(A)'s rows. Without it each of two threads packed all of op(A) itself: twice
+/// the packing, and twice the memory for the caches to hold. The buffer is laid out as one
+/// thread's whole-range buffer (see gemm_range). Each block of it, MC rows x KC units, has a
+/// state: the first thread that needs the block packs it, and a thread that finds it being packed
+/// waits. No thread waits for anything while it packs, so no thread waits for long, and a caller
+/// that ends up running every part itself (gemm's helper slow to wake) packs every block itself.
+struct SharedPackA {
+    void* data = nullptr;             ///< the packed rows (Kernel::Packed values)
+    std::uint32_t* states = nullptr;  ///< one per block, row block by row block: kBlock*
+    std::int64_t k_blocks = 0;        ///< blocks per row block
+};
+constexpr std::uint32_t kBlockNotPacked = 0, kBlockBeingPacked = 1, kBlockPacked = 2;
+
+/// Memory for a SharedPackA, kept by the calling thread between products as thread_workspace is
+/// (a different block: gemm_range on the same thread takes its own); contents undefined.
+std::byte* thread_shared_workspace(std::size_t bytes);
+/// Frees it if larger than kWorkspaceKeepBytes (gemm's last step).
+void trim_thread_shared_workspace();
+
+/// True when this thread is to pack the block whose state this is (then publish_block when
+/// done); false once another thread has packed it (waiting while another thread packs it).
+bool claim_block(std::uint32_t& state);
+/// Marks a claimed block packed: the other threads may read it.
+void publish_block(std::uint32_t& state);
+
+/// Whether gemm_range reads op(A) where it lies instead of packing it (see there).
+template <class Kernel, class In, class Out>
+bool reads_a_where_it_lies(const GemmProblem<In, Out>& pr, std::int64_t rows)
+{
+    if constexpr (reads_a_in_place<Kernel> && std::is_same_v<In, BFloat16>) {
+        constexpr std::int64_t values_per_unit = pairs_of_bf16<Kernel> ? 2 : 1;
+        return pr.trans_a == Transpose::no && pr.k % (unit_step<Kernel>() * values_per_unit) == 0 && rows % Kernel::MR == 0 &&
+               pr.lda * std::int64_t(sizeof(In)) <= kInPlaceMaxRowBytes;
+    } else {
+        (void)pr, (void)rows;
+        return false;
+    }
+}
+
 /// Carves `count` values of T from `cursor`, which moves on by whole cache lines.
 template <class T>
 T* take(std::byte*& cursor, std::int64_t count)
@@ -168,9 +215,13 @@ T* take(std::byte*& cursor, std::int64_t count)
     return values;
 }
 
-/// Rows [i0, i1) x columns [j0, j1) of C: the whole loop nest of one thread.
+/// Rows [i0, i1) x columns [j0, j1) of C: the whole loop nest of one thread. With `shared_a`,
+/// op(A)'s rows [i0, i1) are packed there, block by block, by whichever thread needs a block
+/// first; `rows_backwards` runs the blocks of rows from the last, so that two threads sharing
+/// op(A) start at opposite ends and each packs about half of it.
 template <class Kernel, class In, class Out>
-void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1)
+void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
+                const SharedPackA* shared_a = nullptr, bool rows_backwards = false)
 {
     using K = Kernel;
     using P = typename K::Packed;
@@ -190,22 +241,20 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     // runs of k the kernel reads), k is whole kernel steps (no padding to add), the rows are
     // whole panels (none to add) and close together (kInPlaceMaxRowBytes): then op(A) is not packed.
     constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, BFloat16>;
-    bool a_in_place = false;
-    if constexpr (can_read_a_in_place)
-        a_in_place = !op_a.transposed && pr.k % (unit_step<K>() * values_per_unit) == 0 && (i1 - i0) % K::MR == 0 &&
-                     op_a.ld * std::int64_t(sizeof(In)) <= kInPlaceMaxRowBytes;
+    const bool a_in_place = reads_a_where_it_lies<K>(pr, i1 - i0);
     const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
-    const bool pack_a_once =
-        !a_in_place && j1 - j0 > K::NC && rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes;
+    // A shared op(A) has the whole-range layout (gemm checked its size against kPackAllOfAMaxBytes).
+    const bool pack_a_once = shared_a != nullptr || (!a_in_place && j1 - j0 > K::NC &&
+                                                     rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes);
     const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
     // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
-    const std::int64_t a_size = a_in_place ? 0 : a_rows * units_stored, b_size = ld_sum * units_stored;
+    const std::int64_t a_size = a_in_place || shared_a ? 0 : a_rows * units_stored, b_size = ld_sum * units_stored;
     const std::int64_t sum_size = mc_max * ld_sum;
     const std::int64_t scratch_size = std::max({K::KC * values_per_unit * std::max(K::MR, K::NR), a_rows, 2 * ld_sum});
     std::byte* cursor =
         thread_workspace(std::size_t(a_size + b_size) * sizeof(P) + std::size_t(sum_size + scratch_size) * sizeof(float) + 4 * 64);
-    P* const a_pack = take<P>(cursor, a_size);
+    P* const a_pack = shared_a ? static_cast<P*>(shared_a->data) : take<P>(cursor, a_size);
     P* const b_pack = take<P>(cursor, b_size);
     float* const sum = take<float>(cursor, sum_size);  // f32 sums of one block of C
     float* const scratch = take<float>(cursor, scratch_size);
@@ -230,29 +279,34 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     // KiB, the L2 cache's set period, and they evicted each other.)
     // (The padded last block has fewer values than its units hold; it is never all padding,
     // since the padding is less than one kernel step and KC is whole steps.)
-    auto pack = [&](const View<In>& x, bool is_a, std::int64_t row0, std::int64_t rows, std::int64_t width, std::int64_t buffer_rows,
-                    P* dst) {
-        for (std::int64_t pc = 0; pc < units; pc += K::KC) {
-            const std::int64_t kc = std::min(K::KC, units - pc);
-            const std::int64_t k0 = pc * values_per_unit, k_block = std::min(kc * values_per_unit, pr.k - k0);
-            const View<In> block{x.data + (x.transposed ? k0 * x.ld : k0), x.ld, x.transposed};  // columns [k0, k0 + k_block)
-            if constexpr (pairs_of_bf16<K>) {
-                if (is_a && a_in_tile_rows<K>())
-                    pack_bf16_tile_rows(block, row0, rows, k_block, kc, width, dst + pc * buffer_rows);
-                else
-                    pack_bf16_pairs(block, row0, rows, k_block, kc, width, dst + pc * buffer_rows);
-            } else {
-                (void)is_a;
-                pack_widened<In>(block, row0, rows, k_block, width, dst + pc * buffer_rows, scratch);
-            }
+    // Rows [row0, row0 + rows) of k block pc (units [pc, pc + KC)) into dst, in panels of `width`.
+    auto pack_k_block = [&](const View<In>& x, bool is_a, std::int64_t pc, std::int64_t row0, std::int64_t rows, std::int64_t width,
+                            P* dst) {
+        const std::int64_t kc = std::min(K::KC, units - pc);
+        const std::int64_t k0 = pc * values_per_unit, k_block = std::min(kc * values_per_unit, pr.k - k0);
+        const View<In> block{x.data + (x.transposed ? k0 * x.ld : k0), x.ld, x.transposed};  // columns [k0, k0 + k_block)
+        if constexpr (pairs_of_bf16<K>) {
+            if (is_a && a_in_tile_rows<K>())
+                pack_bf16_tile_rows(block, row0, rows, k_block, kc, width, dst);
+            else
+                pack_bf16_pairs(block, row0, rows, k_block, kc, width, dst);
+        } else {
+            (void)is_a;
+            pack_widened<In>(block, row0, rows, k_block, width, dst, scratch);
         }
     };
+    auto pack = [&](const View<In>& x, bool is_a, std::int64_t row0, std::int64_t rows, std::int64_t width, std::int64_t buffer_rows,
+                    P* dst) {
+        for (std::int64_t pc = 0; pc < units; pc += K::KC) pack_k_block(x, is_a, pc, row0, rows, width, dst + pc * buffer_rows);
+    };
     if constexpr (requires { K::begin_range(); }) K::begin_range();
-    if (pack_a_once) pack(op_a, true, i0, i1 - i0, K::MR, a_rows, a_pack);
+    if (pack_a_once && !shared_a) pack(op_a, true, i0, i1 - i0, K::MR, a_rows, a_pack);
+    const std::int64_t row_blocks = (i1 - i0 + K::MC - 1) / K::MC;
     for (std::int64_t jc = j0; jc < j1; jc += K::NC) {
         const std::int64_t nc = std::min(K::NC, j1 - jc);
         pack(op_b_t, false, jc, nc, K::NR, ld_sum, b_pack);
-        for (std::int64_t ic = i0; ic < i1; ic += K::MC) {
+        for (std::int64_t row_block = 0; row_block < row_blocks; ++row_block) {
+            const std::int64_t ic = i0 + (rows_backwards ? row_blocks - 1 - row_block : row_block) * K::MC;
             const std::int64_t mc = std::min(K::MC, i1 - ic);
             const std::int64_t a_row0 = pack_a_once ? ic - i0 : 0;  // MC is a multiple of MR: whole panels
             if (!pack_a_once && !a_in_place) pack(op_a, true, ic, mc, K::MR, a_rows, a_pack);
@@ -267,6 +321,13 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
             }
             for (std::int64_t pc = 0; pc < units; pc += K::KC) {
                 const std::int64_t kc = std::min(K::KC, units - pc);
+                if (shared_a) {  // this block of op(A): packed by this thread now, or by another already
+                    std::uint32_t& state = shared_a->states[(ic - i0) / K::MC * shared_a->k_blocks + pc / K::KC];
+                    if (claim_block(state)) {
+                        pack_k_block(op_a, true, pc, ic, mc, K::MR, a_pack + pc * a_rows + a_row0 * kc);
+                        publish_block(state);
+                    }
+                }
                 const P* a_block = a_in_place ? nullptr : a_pack + pc * a_rows + a_row0 * kc;
                 const P* b_block = b_pack + pc * ld_sum;
                 auto run_tile = [&](std::int64_t ir, std::int64_t jr) {
@@ -316,15 +377,32 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
         return;
     }
     auto cut = [&](int part) { return std::min(total, round_up(total * part / parts, step)); };
+    // Parts that split the columns all read every row of op(A): pack it once, for all of them
+    // (SharedPackA), unless the kernel reads it in place or it is too large to keep whole.
+    using P = typename K::Packed;
+    const std::int64_t units = round_up(pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k, unit_step<K>());
+    const std::int64_t rows_padded = round_up(pr.m, K::MR), a_bytes = rows_padded * std::max<std::int64_t>(units, 1) * sizeof(P);
+    SharedPackA shared;
+    if (shares_packed_a<K>() && by_columns && units > 0 && !reads_a_where_it_lies<K>(pr, pr.m) && a_bytes <= kPackAllOfAMaxBytes) {
+        const std::int64_t row_blocks = (pr.m + K::MC - 1) / K::MC;
+        shared.k_blocks = (units + K::KC - 1) / K::KC;
+        const std::int64_t blocks = row_blocks * shared.k_blocks;
+        const std::int64_t states_bytes = blocks * std::int64_t(sizeof(std::uint32_t));
+        std::byte* cursor = thread_shared_workspace(std::size_t(round_up(a_bytes, 64) + round_up(states_bytes, 64)));
+        shared.data = take<P>(cursor, rows_padded * units);
+        shared.states = take<std::uint32_t>(cursor, blocks);
+        std::fill(shared.states, shared.states + blocks, kBlockNotPacked);  // before run_parts starts the helpers
+    }
     auto run_part = [&](int part) {
         const std::int64_t lo = cut(part), hi = cut(part + 1);
         if (lo >= hi) return;
         if (by_columns)
-            gemm_range<K>(pr, 0, pr.m, lo, hi);
+            gemm_range<K>(pr, 0, pr.m, lo, hi, shared.data ? &shared : nullptr, part % 2 == 1);
         else
             gemm_range<K>(pr, lo, hi, 0, pr.n);
     };
     run_parts(parts, run_part);  // part 0 here, the others on the worker pool's helpers
+    trim_thread_shared_workspace();
 }
 
 }  // namespace tinyamp::kernels::cpu::blocked

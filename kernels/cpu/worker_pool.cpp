@@ -13,10 +13,6 @@
 #endif
 
 namespace tinyamp::kernels::cpu {
-namespace {
-
-// Up to about a millisecond of spinning (a pause takes some 40 to 140 cycles, by CPU).
-constexpr int kSpinRounds = 20000;
 
 void cpu_relax()
 {
@@ -26,6 +22,11 @@ void cpu_relax()
     std::this_thread::yield();
 #endif
 }
+
+namespace {
+
+// Up to about a millisecond of spinning (a pause takes some 40 to 140 cycles, by CPU).
+constexpr int kSpinRounds = 20000;
 
 // Set in the child of a fork(): it has none of its parent's helper threads.
 bool forked_child = false;

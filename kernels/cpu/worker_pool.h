@@ -33,4 +33,8 @@ void run_parts(int parts, Fn&& fn)
 /// How many helper threads the pool has started so far (tests and benchmarks read it).
 int worker_pool_helpers();
 
+/// One round of a spin-wait: the CPU's `pause` hint (x86), which lets the other hardware thread
+/// of the core run and saves power, or a yield elsewhere.
+void cpu_relax();
+
 }  // namespace tinyamp::kernels::cpu

@@ -16,6 +16,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
@@ -341,6 +342,47 @@ TEST_CASE("every fast gemm tier gives the same bits on one, two and three thread
     check_threads_bitwise<Half>(130, 200, 129, Transpose::no, Transpose::yes);
     check_threads_bitwise<BFloat16>(130, 200, 129, Transpose::yes, Transpose::no);
     check_threads_bitwise<BFloat16, float>(600, 10, 301, Transpose::no, Transpose::no);
+    // Threads that split the columns share one packed op(A) (blocked::SharedPackA): here in several
+    // blocks of rows and of k, edge blocks included, each packed by whichever thread came first.
+    check_threads_bitwise<float>(300, 200, 600, Transpose::no, Transpose::no);
+    check_threads_bitwise<BFloat16>(300, 200, 601, Transpose::yes, Transpose::no);
+}
+
+TEST_CASE("threads sharing a packed op(A): each block is packed by exactly one thread and read only once packed")
+{
+    // Two threads walk 64 blocks from opposite ends, as two column parts of a product do. A
+    // "packing" writes the block's value; a thread that did not pack a block must see the value
+    // the packer wrote (under ThreadSanitizer, a missing acquire or release is a data race).
+    constexpr int kBlocks = 64;
+    std::vector<std::uint32_t> states(kBlocks, cpu::blocked::kBlockNotPacked);
+    std::vector<int> values(kBlocks, -1);
+    std::array<std::vector<int>, 2> seen, packed;
+    auto walk = [&](int thread) {
+        for (int step = 0; step < kBlocks; ++step) {
+            const int block = thread == 0 ? step : kBlocks - 1 - step;
+            if (cpu::blocked::claim_block(states[block])) {
+                values[block] = 1000 + block;
+                packed[thread].push_back(block);
+                cpu::blocked::publish_block(states[block]);
+            }
+            seen[thread].push_back(values[block]);
+        }
+    };
+    std::thread other(walk, 1);
+    walk(0);
+    other.join();
+    std::vector<int> packers(kBlocks, 0);
+    for (int thread : {0, 1}) {
+        for (int block : packed[thread]) ++packers[block];
+        for (int step = 0; step < kBlocks; ++step) {
+            const int block = thread == 0 ? step : kBlocks - 1 - step;
+            CHECK(seen[thread][std::size_t(step)] == 1000 + block);
+        }
+    }
+    for (int block = 0; block < kBlocks; ++block) CHECK(packers[std::size_t(block)] == 1);
+    for (std::uint32_t state : states) CHECK(state == cpu::blocked::kBlockPacked);
+    // A block already packed is not claimed again.
+    CHECK_FALSE(cpu::blocked::claim_block(states[0]));
 }
 
 TEST_CASE("every fast gemm tier accumulates f16 and bf16 in f32 and rounds once, bias included")
