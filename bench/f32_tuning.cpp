@@ -1,6 +1,7 @@
 // tinyamp-f32-tuning: times the avx512 tier's micro-kernel (kernels/cpu/gemm_avx512_kernel.h)
-// under other register tiles, cache blockings, loop orders and prefetches than the tier's (and, on
-// several threads, with each thread packing all of op(A) instead of sharing it), against
+// under other register tiles, cache blockings, loop orders and prefetches than the tier's (and as
+// it was before its threads shared the packed op(A), and before an op(A) too large to pack whole
+// went in chunks of rows), against
 // the tier itself and OpenBLAS sgemm, in one run: the evidence behind the tier's choice
 // (docs/kernels.md, "The f32 tier on a Xeon"). Square f32 products C = A B, row-major.
 //
@@ -68,6 +69,11 @@ struct TierPackingItsOwnA : avx512::Kernel<> {
     static constexpr bool share_packed_a = false;
 };
 
+/// The tier as it was before an op(A) too large to pack whole went in chunks of rows.
+struct TierRepackingLargeA : avx512::Kernel<> {
+    static constexpr bool chunk_rows_of_large_a = false;
+};
+
 /// MR x 32 register tile; MC / NC / KC; which micro-panel stays in L1 ("B outer": one B
 /// micro-panel while A's stream, the tier's order); the prefetch (the tier's: the next A micro-panel).
 std::vector<Variant> variants()
@@ -85,7 +91,9 @@ std::vector<Variant> variants()
             variant<14, 224, 512, 384, b_outer, Prefetch::next_a>(),
             variant<8, 256, 256, 192, b_outer, Prefetch::next_a>(),
             {"the tier, each thread packs all of op(A)",
-             [](const Problem& problem, int threads) { blocked::gemm<TierPackingItsOwnA>(problem, threads); }}};
+             [](const Problem& problem, int threads) { blocked::gemm<TierPackingItsOwnA>(problem, threads); }},
+            {"the tier, a large op(A) packed per block of columns",
+             [](const Problem& problem, int threads) { blocked::gemm<TierRepackingLargeA>(problem, threads); }}};
 }
 
 Problem square_product(const bench::GemmInputs& in, float* c)

@@ -101,6 +101,9 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 //   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
 //   rows_outer           true: in a block, the loop over A micro-panels is the outer one, so one
 //                        A micro-panel stays in L1 while the B micro-panels stream (default false)
+//   pack_all_of_a_max_bytes  the most op(A) packed whole (default kPackAllOfAMaxBytes)
+//   chunk_rows_of_large_a false: an op(A) too large to pack whole is packed again for every block
+//                        of columns (default true: its rows in chunks that fit, each packed once)
 //   share_packed_a       false: threads that split C's columns each pack all of op(A) (default true: SharedPackA)
 //   begin_range()        called by each thread before its first run() of a product (tile setup),
 //   end_range()          and after its last one
@@ -123,6 +126,18 @@ constexpr bool rows_outer()
 {
     if constexpr (requires { Kernel::rows_outer; }) return Kernel::rows_outer;
     return false;
+}
+template <class Kernel>
+constexpr std::int64_t pack_all_of_a_max_bytes()  // a test's small limit reaches the chunks with small products
+{
+    if constexpr (requires { Kernel::pack_all_of_a_max_bytes; }) return Kernel::pack_all_of_a_max_bytes;
+    return kPackAllOfAMaxBytes;
+}
+template <class Kernel>
+constexpr bool chunks_rows_of_large_a()  // false: op(A) too large to pack whole is packed per block of columns
+{
+    if constexpr (requires { Kernel::chunk_rows_of_large_a; }) return Kernel::chunk_rows_of_large_a;
+    return true;
 }
 template <class Kernel>
 constexpr bool shares_packed_a()  // false: each thread packs all of op(A) itself (for the tuning tools' comparison)
@@ -215,6 +230,23 @@ T* take(std::byte*& cursor, std::int64_t count)
     return values;
 }
 
+/// How many rows of op(A) to pack at once, for a range of `rows` x `cols` of C over `units`
+/// packed units: all of them when that fits in kPackAllOfAMaxBytes; else chunks of whole blocks
+/// of rows that fit, done one after the other, each packed once, so that op(B) is packed once
+/// per chunk. (Without chunks op(A) would be packed again for every block of columns: at 3072^3
+/// in f32 that cost 6-9 % of the product on an Emerald Rapids Xeon. Chunks pack fewer values whenever a chunk has more rows
+/// than a block of columns has columns, chunks x k x n < (n / NC) x m x k, which holds up to
+/// k = 16384 for f32.) 0: neither; op(A) is packed block by block as it is used.
+template <class Kernel>
+constexpr std::int64_t rows_per_packed_chunk(std::int64_t rows, std::int64_t cols, std::int64_t units)
+{
+    using K = Kernel;
+    const std::int64_t row_bytes = std::max<std::int64_t>(units, 1) * std::int64_t(sizeof(typename K::Packed));
+    if (round_up(rows, K::MR) * row_bytes <= pack_all_of_a_max_bytes<K>()) return rows;
+    const std::int64_t chunk_rows = pack_all_of_a_max_bytes<K>() / row_bytes / K::MC * K::MC;
+    return chunks_rows_of_large_a<K>() && cols > K::NC && chunk_rows >= std::max(K::MC, K::NC) ? chunk_rows : 0;
+}
+
 /// Rows [i0, i1) x columns [j0, j1) of C: the whole loop nest of one thread. With `shared_a`,
 /// op(A)'s rows [i0, i1) are packed there, block by block, by whichever thread needs a block
 /// first; `rows_backwards` runs the blocks of rows from the last, so that two threads sharing
@@ -236,16 +268,23 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     const std::int64_t ld_sum = round_up(std::min(K::NC, j1 - j0), K::NR);
     const std::int64_t units_stored = std::max<std::int64_t>(units, 1);  // an empty k still gets a buffer
     // When C has more than one block of columns, op(A) would be packed again for each of them:
-    // pack all of this range's rows once instead, unless that buffer grows past kPackAllOfAMaxBytes.
+    // pack all of this range's rows once instead (in chunks of rows past kPackAllOfAMaxBytes).
     // A kernel that can read op(A) in place does so when op(A) is row-major (its rows are the
     // runs of k the kernel reads), k is whole kernel steps (no padding to add), the rows are
     // whole panels (none to add) and close together (kInPlaceMaxRowBytes): then op(A) is not packed.
     constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, BFloat16>;
     const bool a_in_place = reads_a_where_it_lies<K>(pr, i1 - i0);
     const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
-    // A shared op(A) has the whole-range layout (gemm checked its size against kPackAllOfAMaxBytes).
-    const bool pack_a_once = shared_a != nullptr || (!a_in_place && j1 - j0 > K::NC &&
-                                                     rows_padded * units_stored * std::int64_t(sizeof(P)) <= kPackAllOfAMaxBytes);
+    // A shared op(A) has the whole-range layout (gemm cut the rows into chunks that fit).
+    const bool pack_a_once =
+        shared_a != nullptr || (!a_in_place && j1 - j0 > K::NC && rows_per_packed_chunk<K>(i1 - i0, j1 - j0, units) == i1 - i0);
+    // Too large to pack whole, op(A) goes in chunks of rows (rows_per_packed_chunk).
+    if (!a_in_place && !pack_a_once && j1 - j0 > K::NC) {
+        if (const std::int64_t chunk_rows = rows_per_packed_chunk<K>(i1 - i0, j1 - j0, units); chunk_rows > 0) {
+            for (std::int64_t r = i0; r < i1; r += chunk_rows) gemm_range<K>(pr, r, std::min(r + chunk_rows, i1), j0, j1);
+            return;
+        }
+    }
     const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
     // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
@@ -378,30 +417,36 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
     }
     auto cut = [&](int part) { return std::min(total, round_up(total * part / parts, step)); };
     // Parts that split the columns all read every row of op(A): pack it once, for all of them
-    // (SharedPackA), unless the kernel reads it in place or it is too large to keep whole.
+    // (SharedPackA), unless the kernel reads it in place. An op(A) too large to pack whole goes in
+    // chunks of rows, each shared in turn (as gemm_range chunks it on one thread).
+    auto run_part = [&](int part, std::int64_t row0, std::int64_t row1, const SharedPackA* shared) {
+        const std::int64_t lo = cut(part), hi = cut(part + 1);
+        if (lo >= hi) return;
+        if (by_columns)
+            gemm_range<K>(pr, row0, row1, lo, hi, shared, part % 2 == 1);
+        else
+            gemm_range<K>(pr, lo, hi, 0, pr.n);
+    };
     using P = typename K::Packed;
     const std::int64_t units = round_up(pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k, unit_step<K>());
-    const std::int64_t rows_padded = round_up(pr.m, K::MR), a_bytes = rows_padded * std::max<std::int64_t>(units, 1) * sizeof(P);
-    SharedPackA shared;
-    if (shares_packed_a<K>() && by_columns && units > 0 && !reads_a_where_it_lies<K>(pr, pr.m) && a_bytes <= kPackAllOfAMaxBytes) {
-        const std::int64_t row_blocks = (pr.m + K::MC - 1) / K::MC;
+    const std::int64_t chunk_rows = rows_per_packed_chunk<K>(pr.m, pr.n, units);
+    if (!shares_packed_a<K>() || !by_columns || units == 0 || reads_a_where_it_lies<K>(pr, pr.m) || chunk_rows == 0) {
+        run_parts(parts, [&](int part) { run_part(part, 0, pr.m, nullptr); });  // part 0 here, the others on the pool's helpers
+        return;
+    }
+    for (std::int64_t row0 = 0; row0 < pr.m; row0 += chunk_rows) {
+        const std::int64_t row1 = std::min(row0 + chunk_rows, pr.m);
+        SharedPackA shared;
         shared.k_blocks = (units + K::KC - 1) / K::KC;
-        const std::int64_t blocks = row_blocks * shared.k_blocks;
+        const std::int64_t rows_padded = round_up(row1 - row0, K::MR), blocks = (row1 - row0 + K::MC - 1) / K::MC * shared.k_blocks;
+        const std::int64_t a_bytes = rows_padded * units * std::int64_t(sizeof(P));
         const std::int64_t states_bytes = blocks * std::int64_t(sizeof(std::uint32_t));
         std::byte* cursor = thread_shared_workspace(std::size_t(round_up(a_bytes, 64) + round_up(states_bytes, 64)));
         shared.data = take<P>(cursor, rows_padded * units);
         shared.states = take<std::uint32_t>(cursor, blocks);
         std::fill(shared.states, shared.states + blocks, kBlockNotPacked);  // before run_parts starts the helpers
+        run_parts(parts, [&](int part) { run_part(part, row0, row1, &shared); });
     }
-    auto run_part = [&](int part) {
-        const std::int64_t lo = cut(part), hi = cut(part + 1);
-        if (lo >= hi) return;
-        if (by_columns)
-            gemm_range<K>(pr, 0, pr.m, lo, hi, shared.data ? &shared : nullptr, part % 2 == 1);
-        else
-            gemm_range<K>(pr, lo, hi, 0, pr.n);
-    };
-    run_parts(parts, run_part);  // part 0 here, the others on the worker pool's helpers
     trim_thread_shared_workspace();
 }
 

@@ -24,6 +24,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_amx_tiles.h"
+#include "kernels/cpu/gemm_avx512_kernel.h"
 #include "kernels/cpu/gemm_blocked.h"
 #include "kernels/cpu/gemm_fast.h"
 #include "tests/support/gemm_matrices.h"
@@ -346,6 +347,53 @@ TEST_CASE("every fast gemm tier gives the same bits on one, two and three thread
     // blocks of rows and of k, edge blocks included, each packed by whichever thread came first.
     check_threads_bitwise<float>(300, 200, 600, Transpose::no, Transpose::no);
     check_threads_bitwise<BFloat16>(300, 200, 601, Transpose::yes, Transpose::no);
+}
+
+#if defined(__x86_64__)
+// The avx512 kernel with a limit of 320 KiB on op(A) packed whole (16 MiB in the tiers), so that a
+// product of a few hundred rows takes the chunked path: op(A)'s rows in chunks of 256 (whole
+// blocks of rows, at least a block of columns), each packed once (and shared by the threads),
+// op(B) packed again per chunk.
+struct ChunkingKernel : cpu::avx512::Kernel<> {
+    static constexpr std::int64_t pack_all_of_a_max_bytes = 320 * 1024;
+};
+// The same limit, without chunks: op(A) packed again for every block of columns.
+struct RepackingKernel : ChunkingKernel {
+    static constexpr bool chunk_rows_of_large_a = false;
+};
+#endif
+
+TEST_CASE("an op(A) too large to pack whole, in chunks of rows or packed per block: the same bits on 1, 2 and 3 threads")
+{
+#if defined(__x86_64__)
+    if (!cpu::detect_cpu_features().avx512f) {
+        MESSAGE("skipped: this CPU has no AVX-512F, which the chunked path's test kernel (the avx512 tier's) needs");
+        return;
+    }
+    static_assert(cpu::blocked::rows_per_packed_chunk<ChunkingKernel>(700, 600, 300) == 256, "300 f32 per row: 256 rows fit");
+    static_assert(cpu::blocked::rows_per_packed_chunk<RepackingKernel>(700, 600, 300) == 0);
+    static_assert(cpu::blocked::rows_per_packed_chunk<cpu::avx512::Kernel<>>(700, 600, 300) == 700);
+    for (const Transpose ta : {Transpose::no, Transpose::yes}) {
+        const auto g = test::GemmCase<float, float>::make(ta, Transpose::no, 700, 600, 300, 1.0, 0.5, BiasAlong::rows, 11, 5);
+        auto with = [&](auto kernel, int threads) {
+            using K = decltype(kernel);
+            return g.run([&](auto trans_a, auto trans_b, auto m, auto n, auto k, auto alpha, auto a, auto lda, auto b, auto ldb,
+                             auto beta, auto c, auto ldc, auto bias) {
+                cpu::blocked::gemm<K>(cpu::GemmProblem<float, float>{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias},
+                                      threads);
+            });
+        };
+        const auto whole = with(cpu::avx512::Kernel<>{}, 1);  // op(A) fits 16 MiB: packed whole
+        const auto reference = g.run([](auto... args) { cpu::gemm_reference<float, float>(args...); });
+        test::check_gemm_result(g, whole, [&](std::int64_t i, std::int64_t j) { return reference.at(i, j); },
+                                test::ulps_between_two_gemms(dtype_of<float>(), g.k), "reference");
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            CHECK(with(ChunkingKernel{}, threads).data == whole.data);
+            CHECK(with(RepackingKernel{}, threads).data == whole.data);
+        }
+    }
+#endif
 }
 
 TEST_CASE("threads sharing a packed op(A): each block is packed by exactly one thread and read only once packed")
