@@ -98,8 +98,13 @@ void time_in_repetitions(std::int64_t n, const Options& options, const std::vect
 void time_in_rounds(std::int64_t n, const Options& options, const std::vector<Candidate>& candidates, const std::function<void()>& settle)
 {
     std::vector<std::vector<double>> seconds(candidates.size());
+    const std::size_t others = candidates.size() - 1;
     for (int round = -2; round < options.rounds; ++round)  // two untimed rounds first
-        for (std::size_t c = 0; c < candidates.size(); ++c) {
+        for (std::size_t turn = 0; turn < candidates.size(); ++turn) {
+            // The peer first, then the others starting one further along each round: the one timed
+            // right after the peer's pause ran slow on two threads (tuning_harness.h), and so each
+            // candidate takes that turn in as many rounds as the others.
+            const std::size_t c = turn == 0 ? 0 : 1 + (std::size_t(round + 2) + turn - 1) % others;
             candidates[c].run();  // untimed: its threads woken, its workspace and operands in cache
             const double s = seconds_of(candidates[c].run);
             if (round >= 0) seconds[c].push_back(s);

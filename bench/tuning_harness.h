@@ -74,10 +74,12 @@ struct Candidate {
 /// peer's median / this one's. With --rounds R: R rounds of one timed product of every candidate,
 /// each right after an untimed one (so no candidate pays for waking threads that the one before
 /// it, or the pause, put to sleep), after two untimed rounds; ratio = the median over rounds of the
-/// peer's time / this one's in the same round, with its quartiles. (On two threads one untimed
-/// product is not always enough after the pause: on an Emerald Rapids Xeon VM at N = 256 the
-/// candidate after it, candidates[1], ran at 0.64 of the peer where variants differing from it
-/// only in prefetch or MC ran at 0.75; from N = 512 up it was within their quartiles.)
+/// peer's time / this one's in the same round, with its quartiles. The candidate timed first
+/// after the pause changes from round to round (candidates[1] in the first, candidates[2] in the
+/// next, ...): on two threads one untimed product is not always enough after the pause, and on an
+/// Emerald Rapids Xeon VM the candidate always timed there ran at 0.64 of the peer at N = 256
+/// where variants differing from it only in prefetch or MC ran at 0.75, and at 0.938 at N = 1024
+/// where a candidate running the very same code, timed last, made 0.972.
 void time_candidates(std::int64_t n, int threads, const Options& options, const std::vector<Candidate>& candidates,
                      const std::function<void()>& settle);
 
