@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <thread>
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/panel_transpose.h"
@@ -74,6 +75,9 @@ struct Workspace {
         capacity = 0;
     }
 };
+// About 100 microseconds of pause instructions (40 to 140 cycles each): a few blocks' packing.
+constexpr int kSpinsBeforeYield = 4000;
+
 thread_local Workspace workspace;         // this thread's own buffers
 thread_local Workspace shared_workspace;  // op(A) packed for all the threads of a product this thread called
 
@@ -95,8 +99,14 @@ bool claim_block(std::uint32_t& state)
     if (seen == kBlockNotPacked && atomic_state.compare_exchange_strong(seen, kBlockBeingPacked, std::memory_order_acquire))
         return true;
     // Another thread is packing it: it waits for nothing meanwhile, so this ends within one
-    // block's packing time (tens of microseconds).
-    while (atomic_state.load(std::memory_order_acquire) != kBlockPacked) cpu_relax();
+    // block's packing time (tens of microseconds), unless the system took that thread's core
+    // away. So spin for about that long, then yield the core while waiting.
+    for (int spins = 0; atomic_state.load(std::memory_order_acquire) != kBlockPacked; ++spins) {
+        if (spins < kSpinsBeforeYield)
+            cpu_relax();
+        else
+            std::this_thread::yield();
+    }
     return false;
 }
 

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <chrono>
 #include <cfenv>
 #include <functional>
 #include <cstdlib>
@@ -431,6 +432,24 @@ TEST_CASE("threads sharing a packed op(A): each block is packed by exactly one t
     for (std::uint32_t state : states) CHECK(state == cpu::blocked::kBlockPacked);
     // A block already packed is not claimed again.
     CHECK_FALSE(cpu::blocked::claim_block(states[0]));
+
+    // A packer slower than the waiter's spin (as when the system deschedules it): the waiter
+    // goes on waiting, yielding its core, and sees the value once the block is published.
+    std::uint32_t state = cpu::blocked::kBlockNotPacked;
+    int value = -1;
+    REQUIRE(cpu::blocked::claim_block(state));
+    bool waiter_claimed = true;
+    int waiter_saw = -1;
+    std::thread waiter([&] {
+        waiter_claimed = cpu::blocked::claim_block(state);
+        waiter_saw = value;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    value = 42;
+    cpu::blocked::publish_block(state);
+    waiter.join();
+    CHECK_FALSE(waiter_claimed);
+    CHECK(waiter_saw == 42);
 }
 
 TEST_CASE("every fast gemm tier accumulates f16 and bf16 in f32 and rounds once, bias included")
