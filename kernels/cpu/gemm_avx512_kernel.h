@@ -19,8 +19,9 @@ enum class Prefetch {
     next_b,  ///< the next B micro-panel (for rows_outer, where B's panels are the ones that stream)
     next_a_per_line,  ///< next_a every second step: for MR = 8 one prefetch per cache line, not two
     next_a_b_to_l2,   ///< next_a_per_line, and every second step one line of the next B micro-panel
-                      ///< into L2 (one line in four; the L2's adjacent-line prefetch adds a second):
-                      ///< at N = 2048 its first use otherwise waits for L3
+                      ///< into L2 (one line in four; the L2's adjacent-line prefetch adds a second),
+                      ///< so that its first use need not wait for L3 (within the noise on an
+                      ///< Emerald Rapids Xeon: docs/benchmarks.md)
 };
 
 /// MR rows (MR <= 14: 2 * MR accumulators, 2 registers of B and one broadcast must fit in 32);
@@ -62,6 +63,7 @@ struct Kernel {
         tile.load(c, ldc, first);
         const float* a_next = a + kc * MR;  // usually the next call's A micro-panel
         const float* b_next = b + kc * NR;  // usually the next call's B micro-panel
+        // A prefetch past the buffer's end is harmless: it never faults.
         if constexpr (Ahead == Prefetch::next_a_per_line || Ahead == Prefetch::next_a_b_to_l2) {
             std::int64_t p = 0;
             for (; p + 2 <= kc; p += 2) {
@@ -71,14 +73,12 @@ struct Kernel {
                 step(tile, a, b);
             }
             if (p < kc) step(tile, a, b);
-            tile.store(c, ldc);
-            return;
-        }
-        for (std::int64_t p = 0; p < kc; ++p) {
-            // A prefetch past the buffer's end is harmless: it never faults.
-            if constexpr (Ahead == Prefetch::next_a) _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
-            if constexpr (Ahead == Prefetch::next_b) _mm_prefetch(reinterpret_cast<const char*>(b_next + p * NR), _MM_HINT_T0);
-            step(tile, a, b);
+        } else {
+            for (std::int64_t p = 0; p < kc; ++p) {
+                if constexpr (Ahead == Prefetch::next_a) _mm_prefetch(reinterpret_cast<const char*>(a_next + p * MR), _MM_HINT_T0);
+                if constexpr (Ahead == Prefetch::next_b) _mm_prefetch(reinterpret_cast<const char*>(b_next + p * NR), _MM_HINT_T0);
+                step(tile, a, b);
+            }
         }
         tile.store(c, ldc);
     }

@@ -75,7 +75,8 @@ struct Workspace {
         capacity = 0;
     }
 };
-// About 100 microseconds of pause instructions (40 to 140 cycles each): a few blocks' packing.
+// Some 50 to 200 microseconds of pause instructions (a pause takes 40 to 140 cycles, by CPU):
+// longer than a block's packing.
 constexpr int kSpinsBeforeYield = 4000;
 
 thread_local Workspace workspace;         // this thread's own buffers
@@ -100,7 +101,7 @@ bool claim_block(std::uint32_t& state)
         return true;
     // Another thread is packing it: it waits for nothing meanwhile, so this ends within one
     // block's packing time (tens of microseconds), unless the system took that thread's core
-    // away. So spin for about that long, then yield the core while waiting.
+    // away. So spin for a little longer than that, then yield the core while waiting.
     for (int spins = 0; atomic_state.load(std::memory_order_acquire) != kBlockPacked; ++spins) {
         if (spins < kSpinsBeforeYield)
             cpu_relax();

@@ -164,6 +164,14 @@ constexpr std::int64_t kInPlaceMaxRowBytes = 1024;
 /// x rounded up to a multiple of `step` (whole tiles, whole cache lines).
 constexpr std::int64_t round_up(std::int64_t x, std::int64_t step) { return (x + step - 1) / step * step; }
 
+/// The units op(A)'s rows and op(B)'s columns are packed in for a k of `k` values: k, or its
+/// pairs for a bf16-pair kernel, rounded up to whole kernel steps (zero units pad the last one).
+template <class Kernel>
+constexpr std::int64_t packed_units(std::int64_t k)
+{
+    return round_up(pairs_of_bf16<Kernel> ? (k + 1) / 2 : k, unit_step<Kernel>());
+}
+
 /// Memory for one gemm_range call on this thread: at least `bytes`, 64-byte aligned, contents
 /// undefined, valid until this thread's next call. Kept and reused (grown when too small), so a
 /// GEMM neither allocates nor faults pages in: on two threads, unmapping the freed megabytes
@@ -259,7 +267,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     using P = typename K::Packed;
     static_assert(K::MR <= kMaxPanelWidth && K::NR <= kMaxPanelWidth, "pack_widened reads at most kMaxPanelWidth rows side by side");
     static_assert(K::KC % unit_step<K>() == 0, "every k block but the last must be whole kernel steps");
-    const std::int64_t units = round_up(pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k, unit_step<K>());  // zero units pad the last step
+    const std::int64_t units = packed_units<K>(pr.k);
     const std::int64_t values_per_unit = pairs_of_bf16<K> ? 2 : 1;
     const View<In> op_a{pr.a, pr.lda, pr.trans_a == Transpose::yes};
     const View<In> op_b_t{pr.b, pr.ldb, pr.trans_b == Transpose::no};  // op(B)^T: its rows are columns of op(B)
@@ -275,16 +283,16 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, BFloat16>;
     const bool a_in_place = reads_a_where_it_lies<K>(pr, i1 - i0);
     const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
-    // A shared op(A) has the whole-range layout (gemm cut the rows into chunks that fit).
-    const bool pack_a_once =
-        shared_a != nullptr || (!a_in_place && j1 - j0 > K::NC && rows_per_packed_chunk<K>(i1 - i0, j1 - j0, units) == i1 - i0);
-    // Too large to pack whole, op(A) goes in chunks of rows (rows_per_packed_chunk).
-    if (!a_in_place && !pack_a_once && j1 - j0 > K::NC) {
-        if (const std::int64_t chunk_rows = rows_per_packed_chunk<K>(i1 - i0, j1 - j0, units); chunk_rows > 0) {
-            for (std::int64_t r = i0; r < i1; r += chunk_rows) gemm_range<K>(pr, r, std::min(r + chunk_rows, i1), j0, j1);
-            return;
-        }
+    // Rows of op(A) packed at once: all of them, chunks of them when they do not fit (done one
+    // after the other), or 0 (packed block by block as used). A shared op(A) has the whole-range
+    // layout: gemm cut the rows into chunks that fit.
+    const std::int64_t chunk_rows =
+        shared_a ? i1 - i0 : !a_in_place && j1 - j0 > K::NC ? rows_per_packed_chunk<K>(i1 - i0, j1 - j0, units) : 0;
+    if (chunk_rows > 0 && chunk_rows < i1 - i0) {
+        for (std::int64_t r = i0; r < i1; r += chunk_rows) gemm_range<K>(pr, r, std::min(r + chunk_rows, i1), j0, j1);
+        return;
     }
+    const bool pack_a_once = chunk_rows > 0;
     const std::int64_t a_rows = pack_a_once ? rows_padded : mc_max;  // rows the A buffer holds
     // The buffers, from this thread's workspace. Not zero-filled: packing and the first k block
     // write every value the kernel reads, and zeroing megabytes per call cost ~8% of a 1024^3 product.
@@ -428,7 +436,7 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
             gemm_range<K>(pr, lo, hi, 0, pr.n);
     };
     using P = typename K::Packed;
-    const std::int64_t units = round_up(pairs_of_bf16<K> ? (pr.k + 1) / 2 : pr.k, unit_step<K>());
+    const std::int64_t units = packed_units<K>(pr.k);
     const std::int64_t chunk_rows = rows_per_packed_chunk<K>(pr.m, pr.n, units);
     if (!shares_packed_a<K>() || !by_columns || units == 0 || reads_a_where_it_lies<K>(pr, pr.m) || chunk_rows == 0) {
         run_parts(parts, [&](int part) { run_part(part, 0, pr.m, nullptr); });  // part 0 here, the others on the pool's helpers
