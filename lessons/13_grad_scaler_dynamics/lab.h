@@ -1,5 +1,5 @@
 #pragma once
-// Lab 13: GradScaler's dynamics. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab13).
+// Lab 13: GradScaler's dynamics. Write these in lab.cpp; check them with:  scripts/lab check 13
 #include <cstdint>
 #include <vector>
 
