@@ -4,7 +4,8 @@
 #
 #   scripts/gpu-pack.sh BUILD_DIR ARCHIVE.tar.xz
 #
-# BUILD_DIR: a build with the CUDA backend (nvcc needs no GPU). The binaries are stripped; the
+# BUILD_DIR: a build with the CUDA backend (nvcc needs no GPU; on a machine without one, configure
+# it with -DTINYAMP_CUDA=ON, as scripts/test.sh's build/ is). The binaries are stripped; the
 # libraries a bare machine lacks (Graphviz for the lessons, with two plugins) travel beside them
 # (scripts/packed-binaries.sh).
 # On the GPU machine: mkdir B && tar xJf ARCHIVE -C B && scripts/gpu-check.sh B OUT.

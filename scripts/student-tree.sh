@@ -5,10 +5,12 @@
 #
 #   scripts/student-tree.sh DEST        (DEST must not exist yet)
 #
-# Students then build as usual and run one lab with  build/lessons/lab_02,  or every lab with
-#   ctest -L lab -E labs_student_tree_fails
-# (that test checks that stubbed labs fail, so in a student tree it fails by design).
-# docs/teaching.md walks an instructor through a session and grading.
+# The tree is a git repository with one commit, tagged student-start: `git diff` shows a student's
+# work, and `scripts/lab reset NN` gives back a lab as handed out. Each lab's mistakes.txt (the
+# solution's common mistakes, which quote the solution) is left out.
+#
+# Students then work with the lab command:  scripts/lab list,  scripts/lab check 02,
+# scripts/lab hint 02.1.  docs/teaching.md walks an instructor through a session and grading.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -ne 1 ]; then
@@ -35,9 +37,19 @@ fi
 count=0
 for lab in "$staging"/lessons/[0-9][0-9]_*/lab.cpp; do
   python3 "$root/lessons/support/strip_solutions.py" "$lab" "$lab"
+  rm -f "$(dirname "$lab")/mistakes.txt"
   count=$((count + 1))
 done
+if command -v git >/dev/null; then
+  git -C "$staging" init -q
+  git -C "$staging" add -A
+  git -C "$staging" -c user.name="tinyamp student tree" -c user.email="student-tree@tinyamp.invalid" \
+    commit -q -m "The labs as handed out (scripts/student-tree.sh)"
+  git -C "$staging" tag student-start
+else
+  echo "student-tree: git is not installed, so the tree has no history: scripts/lab reset will not work" >&2
+fi
 mv "$staging" "$dest"
 trap - EXIT
-echo "student tree in $dest: $count labs with their solutions taken out"
-echo "build it with  $dest/scripts/build.sh  and run a lab with  $dest/build/lessons/lab_02"
+echo "student tree in $dest: $count labs with their solutions taken out, a git repository tagged student-start"
+echo "start with:  cd $dest && scripts/lab list  and  scripts/lab check 01"

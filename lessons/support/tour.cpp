@@ -36,7 +36,7 @@ int usage(const char* program, const std::string& problem)
 {
     if (!problem.empty()) std::cerr << program << ": " << problem << "\n";
     std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list] [--cpu]\n"
-              << "  --out DIR     where the pictures and index.html go (default: tour-output)\n"
+              << "  --out DIR     where the pictures and index.html go (default: the build folder's tour/)\n"
               << "  --lesson N    run lesson N only (repeat for several); default: all, in order\n"
               << "  --list        print the lessons and exit\n"
               << "  --cpu         print the CPU features in use (after TINYAMP_CPU), the GEMM tiers and what\n"
@@ -99,11 +99,25 @@ lesson::LessonResult run_one(const lesson::LessonInfo& info, const fs::path& out
     return result;
 }
 
+// Where the pictures go without --out: the build folder's tour/ (build/tour, as the walkthrough
+// writes), found from this program's own path, so a lesson run from any folder leaves nothing in
+// it. A program copied out of a build folder writes tour-output/ in the current folder instead.
+fs::path default_out()
+{
+    std::error_code error;
+    const fs::path program = fs::read_symlink("/proc/self/exe", error);
+    if (!error) {
+        const fs::path build = program.parent_path().parent_path();
+        if (fs::exists(build / "CMakeCache.txt", error)) return build / "tour";
+    }
+    return "tour-output";
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    fs::path out = "tour-output";
+    fs::path out = default_out();
     std::set<int> chosen;
     bool list = false, cpu = false;
     for (int i = 1; i < argc; ++i) {
