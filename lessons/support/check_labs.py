@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 TODO = re.compile(r"TODO\((lab (\d\d)\.\d+)\)")
-CHECK = re.compile(r"\b(?:CHECK|REQUIRE)(?:_[A-Z_]+)?\s*\(")
+CHECK = re.compile(r"\b(?:LAB_)?(?:CHECK|REQUIRE)(?:_[A-Z_]+)?\s*\(")
 CASES = re.compile(r"test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
 
 
