@@ -1,5 +1,6 @@
 // The labs' test program: every lessons/NN_topic/lab_test.cpp, one doctest suite per lab.
-// Run one lab with:  labs -ts=lab02   (or lab_02; scripts/lab check 02 builds and runs it for you)
+// Students run a lab with  scripts/lab check 02,  which builds lab_02 and runs it (labs -ts=lab02 runs
+// the same suite from the program with every lab).
 //
 // With TINYAMP_LAB_RESULTS=FILE in the environment it also writes, per test case, whether it
 // passed, its checks passed and failed, and the text of each failure, as JSON to FILE. The `lab`
