@@ -42,6 +42,14 @@
         REQUIRE(__VA_ARGS__);        \
     } while (false)
 
+namespace tinyamp {
+
+/// A DType by its name in a failing check (f32, not 1): doctest prints any enum as its number,
+/// and finds this overload by argument-dependent lookup.
+inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
+
+}  // namespace tinyamp
+
 namespace tinyamp::lesson {
 
 /// A list of numbers to compare with doctest::Approx's relative tolerance, element by element:
@@ -89,8 +97,10 @@ std::string list_text(const std::vector<T>& values)
         if (i) out += ", ";
         if constexpr (std::is_floating_point_v<T>)
             out += number_text(double(values[i]));
-        else
-            out += doctest::toString(values[i]).c_str();
+        else {
+            using doctest::toString;  // and, by argument-dependent lookup, tinyamp::toString(DType)
+            out += toString(values[i]).c_str();
+        }
     }
     if (shown < values.size()) out += ", ... (" + std::to_string(values.size()) + " values)";
     return out + "}";
