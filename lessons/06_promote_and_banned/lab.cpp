@@ -1,4 +1,5 @@
-// Lab 6: promote and banned. Fill in each TODO; check with:  build/lessons/lab_06
+// Lab 06: promote and banned. Fill in each TODO; check with:  scripts/lab check 06
+// Stuck? scripts/lab hint 06.1 gives a hint, a stronger one each time you ask.
 #include "lessons/06_promote_and_banned/lab.h"
 
 #include <string>
@@ -9,8 +10,9 @@ namespace tinyamp::lab06 {
 
 Tensor cat_under_autocast(const std::vector<Tensor>& parts)
 {
-    // TODO(lab 06.1): open a bf16 autocast region on the CPU and cat the parts inside it.
-    // Hint: amp::autocast region("cpu"); then cat(parts). The promote rule does the rest.
+    // TODO(lab 06.1): return the parts joined along dim 0 as cat does under bf16 CPU autocast: in
+    // the widest dtype among them, never lower. Example: a bf16 [2, 3] part and an f32 [1, 3] part
+    // give an f32 [3, 3] tensor (in either order); an f16 part next to a bf16 one throws tinyamp::Error.
     // BEGIN SOLUTION
     amp::autocast region("cpu");
     return cat(parts);
@@ -19,10 +21,11 @@ Tensor cat_under_autocast(const std::vector<Tensor>& parts)
 
 BceResult safe_bce(const Tensor& logits, const Tensor& targets)
 {
-    // TODO(lab 06.2): try binary_cross_entropy(sigmoid(logits), targets); catch the tinyamp::Error
-    // that a banned op throws and fall back to binary_cross_entropy_with_logits(logits, targets).
-    // Hint: catch (const Error& e) and look for "binary_cross_entropy_with_logits" in e.message();
-    // rethrow (throw;) any other error.
+    // TODO(lab 06.2): return the mean BCE loss of sigmoid(logits) against targets, computed by
+    // binary_cross_entropy where the current autocast state allows it, and by
+    // binary_cross_entropy_with_logits where autocast bans it; used_logits says which one ran. Any
+    // other error reaches the caller. Example: logits {0, 0, 0, 0}, targets {1, 0, 1, 0} under the
+    // CUDA table give {f32 log 2 = 0.693147, used_logits true}; under the CPU table {0.693147, false}.
     // BEGIN SOLUTION
     try {
         return {binary_cross_entropy(sigmoid(logits), targets), false};
@@ -35,9 +38,10 @@ BceResult safe_bce(const Tensor& logits, const Tensor& targets)
 
 double bce_logits_step(const Tensor& w, const Tensor& b, const Tensor& x, const Tensor& targets, double lr)
 {
-    // TODO(lab 06.3): forward + loss inside amp::autocast("cpu"), loss.backward() after the region,
-    // then update w and b under NoGradGuard: p.copy_(sub(p, mul(p.grad(), lr))), and clear the
-    // gradients with p.set_grad(Tensor()).
+    // TODO(lab 06.3): one plain SGD step (p -= lr * p.grad) of logistic regression on the f32
+    // weights w and b, its forward and BCE-with-logits loss under bf16 CPU autocast (lab.h); return
+    // the loss and leave both gradients cleared. Example: w = (0, 0), b = 0, x rows (1, 0), (1, 1),
+    // (0, 0), (0, 1), targets 1, 1, 1, 0, lr 1: returns log 2 = 0.693147, then b = 0.25, w = (0.25, 0).
     // BEGIN SOLUTION
     Tensor loss;
     {

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 6: promote and banned. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_06).
+// Lab 06: promote and banned. Write these in lab.cpp; check them with:  scripts/lab check 06
 #include <tinyamp/tinyamp.h>
 
 namespace tinyamp::lab06 {

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 7: backward dtypes. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_07).
+// Lab 07: backward dtypes. Write these in lab.cpp; check them with:  scripts/lab check 07
 #include <string>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 8: the cast cache. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_08).
+// Lab 08: the cast cache. Write these in lab.cpp; check them with:  scripts/lab check 08
 #include <vector>
 
 #include <tinyamp/tinyamp.h>

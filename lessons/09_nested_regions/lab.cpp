@@ -1,4 +1,5 @@
-// Lab 9: nested autocast regions. Fill in each TODO; check with:  build/lessons/lab_09
+// Lab 09: nested autocast regions. Fill in each TODO; check with:  scripts/lab check 09
+// Stuck? scripts/lab hint 09.1 gives a hint, a stronger one each time you ask.
 #include "lessons/09_nested_regions/lab.h"
 
 #include <cmath>
@@ -9,9 +10,10 @@ namespace tinyamp::lab09 {
 
 Tensor matmul_in_f32(const Tensor& a, const Tensor& b)
 {
-    // TODO(lab 09.1): open a sub-region that turns autocast off, and multiply f32 copies of a and b.
-    // Hint: amp::autocast off("cpu", {.enabled = false}); inside it ops run in their inputs' dtypes,
-    // so cast them yourself with .to(f32). The guard restores the caller's state when it goes out of scope.
+    // TODO(lab 09.1): return a @ b computed in f32 whatever region the caller is in, leaving the
+    // caller's autocast state as it was. Example: in an f16 region, f16 a = [[300, 300]] and
+    // b = [[300], [300]] give an f32 [[180000]] (in f16 it would be inf); afterwards autocast is
+    // still on with dtype f16.
     // BEGIN SOLUTION
     amp::autocast off("cpu", {.enabled = false});
     return matmul(a.to(f32), b.to(f32));
@@ -20,10 +22,10 @@ Tensor matmul_in_f32(const Tensor& a, const Tensor& b)
 
 Tensor safe_attention(const Tensor& q, const Tensor& k, const Tensor& v)
 {
-    // TODO(lab 09.2): compute the scores q k^T / sqrt(d) and their softmax over the last dim in an
-    // f32 island (your matmul_in_f32 is half of it), then return probs @ v outside the island.
-    // Hint: k.t() is k^T; mul(t, 1.0 / std::sqrt(d)); softmax(t, -1). Leave the island before the
-    // last matmul, so autocast casts probs to the region's dtype by itself.
+    // TODO(lab 09.2): return softmax(q k^T / sqrt(d)) v, d = q.size(1), with the scores and the
+    // softmax computed in f32 and the last product in the caller's region (lab.h). Example: in an
+    // f16 region, q = k = 4 rows of 64 times 40 (every score 102400, inf in f16) and v rows (1, 10),
+    // (2, 20), (3, 30), (4, 40) give f16 rows of (2.5, 25), with no NaN.
     // BEGIN SOLUTION
     const double d = double(q.size(1));
     Tensor probs;
@@ -37,9 +39,9 @@ Tensor safe_attention(const Tensor& q, const Tensor& k, const Tensor& v)
 
 NestingReport report_nesting()
 {
-    // TODO(lab 09.3): build the nesting drawn in lab.h and record matmul(f32, f32).dtype() at each point.
-    // Hint: each region is a guard in its own { } block: amp::autocast region("cpu", {.dtype = f16});
-    // amp::autocast off("cpu", {.enabled = false}); amp::autocast again("cpu"); ones({2, 2}) is an f32 input.
+    // TODO(lab 09.3): build the nesting drawn in lab.h and report the dtype of matmul(f32, f32) at each
+    // of its points, and whether autocast is on inside the disabled sub-region. Example: before the
+    // regions matmul gives f32, in the f16 region f16.
     // BEGIN SOLUTION
     const Tensor a = ones({2, 2});
     NestingReport r;

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 9: nested autocast regions. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_09).
+// Lab 09: nested autocast regions. Write these in lab.cpp; check them with:  scripts/lab check 09
 #include <tinyamp/tinyamp.h>
 
 namespace tinyamp::lab09 {

@@ -1,6 +1,5 @@
 #pragma once
-// Lab 10: custom functions under autocast. Write these in lab.cpp; lab_test.cpp checks them
-// (build/lessons/lab_10).
+// Lab 10: custom functions under autocast. Write these in lab.cpp; check them with:  scripts/lab check 10
 #include <functional>
 #include <vector>
 
