@@ -9,12 +9,6 @@
 using namespace tinyamp;
 using namespace tinyamp::lab06;
 
-// doctest prints an enum as its number (f32 as 1); a failing check finds this by argument-dependent
-// lookup and prints a DType by its name instead.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 namespace {
 
 // The region that casts what a CUDA run would: f16 and PyTorch's CUDA lists.

@@ -8,12 +8,6 @@
 using namespace tinyamp;
 using namespace tinyamp::lab07;
 
-// doctest prints an enum as its number (f32 as 1); a failing check finds this by argument-dependent
-// lookup and prints a DType by its name instead.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 // A GradStep prints as {op, dtype}, so a list of them shows what backward_steps returned.
 namespace doctest {
 template <>

@@ -8,12 +8,6 @@ using namespace tinyamp;
 using namespace tinyamp::lab08;
 using tinyamp::lesson::approx;
 
-// doctest prints an enum as its number (f32 as 1); a failing check finds this by argument-dependent
-// lookup and prints a DType by its name instead.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 namespace {
 
 // Runs `steps` steps of a model whose `weights` weights are each used `uses` times per step, under

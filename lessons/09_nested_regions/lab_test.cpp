@@ -9,12 +9,6 @@ using namespace tinyamp;
 using namespace tinyamp::lab09;
 using tinyamp::lesson::approx;
 
-// doctest prints an enum as its number (f32 as 1); a failing check finds this by argument-dependent
-// lookup and prints a DType by its name instead.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 TEST_SUITE("lab09")
 {
     TEST_CASE("lab 09.1: matmul_in_f32 runs in f32 inside an f16 region and restores it")

@@ -9,24 +9,6 @@
 using namespace tinyamp;
 using namespace tinyamp::lab10;
 
-// doctest prints an enum as its number (f32 as 1); a failing check finds this by argument-dependent
-// lookup and prints a DType by its name instead, and a list of them as {f32, f32, f64, i64}.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
-namespace doctest {
-template <>
-struct StringMaker<std::vector<tinyamp::DType>> {
-    static String convert(const std::vector<tinyamp::DType>& dtypes)
-    {
-        std::vector<std::string> names;
-        for (tinyamp::DType dtype : dtypes) names.emplace_back(tinyamp::dtype_name(dtype));
-        return tinyamp::lesson::list_text(names).c_str();
-    }
-};
-}  // namespace doctest
-
 namespace {
 
 // What a forward saw: the dtype of each input and whether autocast was on.
