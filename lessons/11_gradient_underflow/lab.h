@@ -1,5 +1,5 @@
 #pragma once
-// Lab 11: gradient underflow. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_11).
+// Lab 11: gradient underflow. Write these in lab.cpp; check them with:  scripts/lab check 11
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 12: loss scaling by hand. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab12).
+// Lab 12: loss scaling by hand. Write these in lab.cpp; check them with:  scripts/lab check 12
 // Together they are one f16 training step without GradScaler:
 //
 //     const double S = pick_scale(max_abs_grad_seen_so_far);       // 12.3

@@ -1,6 +1,5 @@
 #pragma once
-// Lab 14: the AMP training loop, by hand. Write these in lab.cpp; lab_test.cpp checks them
-// (build/lessons/lab_14, or build/lessons/labs -ts=lab14).
+// Lab 14: the AMP training loop, by hand. Write these in lab.cpp; check them with:  scripts/lab check 14
 #include <cstdint>
 #include <optional>
 

@@ -1,6 +1,5 @@
 #pragma once
-// Lab 15: when 16 bits are not enough. Write these in lab.cpp; lab_test.cpp checks them
-// (build/lessons/lab_15, or build/lessons/labs -ts=lab15).
+// Lab 15: when 16 bits are not enough. Write these in lab.cpp; check them with:  scripts/lab check 15
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Lab 16: device-generic mixed precision, the habits that make one loop run on the CPU and on a
-// GPU. Everything here runs (and is checked) on the CPU. Write these in lab.cpp; lab_test.cpp checks
-// them (build/lessons/lab_16, or build/lessons/labs -ts=lab16).
+// GPU. Write these in lab.cpp; check them with:  scripts/lab check 16
+// Everything here runs (and is checked) on the CPU.
 #include <string>
 #include <vector>
 

@@ -1,10 +1,18 @@
-// Lab 16's checks, all on the CPU. Run them with:  build/lessons/lab_16  (or build/lessons/labs -ts=lab16)
-#include <doctest/doctest.h>
-
+// Lab 16's checks. Run them with:  scripts/lab check 16
+// They all run on the CPU; where a GPU is present, a few more check CUDA tensors too.
 #include <string>
 #include <vector>
 
 #include "lessons/16_on_a_gpu/lab.h"
+#include "lessons/support/lab_checks.h"
+
+namespace tinyamp {
+
+// doctest prints an enum as its number (f16 as 2, bf16 as 3); this overload, found by
+// argument-dependent lookup, makes a failing check print a DType by name ("f16", "bf16").
+static doctest::String toString(DType dtype) { return dtype_name(dtype); }
+
+}  // namespace tinyamp
 
 using namespace tinyamp;
 using namespace tinyamp::lab16;
@@ -14,22 +22,36 @@ TEST_SUITE("lab16")
     TEST_CASE("lab 16.1: autocast_device_type reads the device type off a tensor")
     {
         const Tensor x = zeros({2, 3});
-        CHECK(autocast_device_type(x) == "cpu");
-        CHECK(autocast_device_type(x.to(f16)) == "cpu");   // the dtype does not matter
-        CHECK(autocast_device_type(x.t()) == "cpu");       // nor being a view
-        if (cuda_device_count() > 0) CHECK(autocast_device_type(x.cuda()) == "cuda");  // "cuda", not "cuda:0"
+        LAB_CHECK("a CPU tensor's device type is \"cpu\"",
+                  autocast_device_type(x) == "cpu");
+        LAB_CHECK("the dtype does not matter: an f16 tensor on the CPU is \"cpu\" too",
+                  autocast_device_type(x.to(f16)) == "cpu");
+        LAB_CHECK("nor being a view: the transpose of a CPU tensor is \"cpu\"",
+                  autocast_device_type(x.t()) == "cpu");
+        if (cuda_device_count() > 0)
+            LAB_CHECK("a tensor on GPU 0 gives the device type \"cuda\", not the device \"cuda:0\"",
+                      autocast_device_type(x.cuda()) == "cuda");
     }
 
     TEST_CASE("lab 16.2: default_low_dtype is f16 on CUDA and bf16 on the CPU")
     {
-        CHECK(default_low_dtype("cuda") == f16);
-        CHECK(default_low_dtype("cpu") == bf16);
+        LAB_CHECK("autocast's default on CUDA is f16 (Tensor Cores; GradScaler guards its range)",
+                  default_low_dtype("cuda") == f16);
+        LAB_CHECK("autocast's default on the CPU is bf16",
+                  default_low_dtype("cpu") == bf16);
         {
             amp::autocast region("cpu");  // a region given no dtype uses the default
-            CHECK(region.dtype() == default_low_dtype("cpu"));
+            LAB_CHECK("an autocast(\"cpu\") region given no dtype uses the same default",
+                      region.dtype() == default_low_dtype("cpu"));
         }
-        CHECK_THROWS_AS(default_low_dtype("tpu"), tinyamp::Error);
-        CHECK_THROWS_AS(default_low_dtype("cuda:0"), tinyamp::Error);  // a device, not a device type
+        {
+            INFO("\"tpu\" is no device type autocast knows: it throws (mistake: treating every device type but cuda as the CPU)");
+            CHECK_THROWS_AS(default_low_dtype("tpu"), tinyamp::Error);
+        }
+        {
+            INFO("\"cuda:0\" is a device, not a device type: it throws (mistake: treating every device type but cuda as the CPU)");
+            CHECK_THROWS_AS(default_low_dtype("cuda:0"), tinyamp::Error);
+        }
     }
 
     TEST_CASE("lab 16.3: to_device makes new f32 leaves with the same values")
@@ -37,16 +59,35 @@ TEST_SUITE("lab16")
         const Tensor w = tensor({1, 2, 3, 4}, {2, 2}, f32).requires_grad_().set_name("w");
         const Tensor b = mul(ones({2}), 0.5);  // not a leaf, no grad: to_device makes it one
         const std::vector<Tensor> moved = to_device({w, b}, Device::cpu());
-        REQUIRE(moved.size() == 2);
-        CHECK(moved[0].device() == Device::cpu());
-        CHECK(moved[0].dtype() == f32);
-        CHECK(moved[0].to_vector() == std::vector<double>{1, 2, 3, 4});
-        CHECK(moved[0].name() == "w");
-        CHECK(moved[0].is_leaf() == true);
-        CHECK(moved[1].is_leaf() == true);
-        CHECK(moved[1].requires_grad() == true);
-        CHECK(moved[0].shares_storage_with(w) == false);  // a step on the copy leaves the original alone
-        if (cuda_device_count() > 0) CHECK(to_device({w}, Device::cuda(0))[0].device() == Device::cuda(0));
+        LAB_REQUIRE("one copy per parameter",
+                    moved.size() == 2);
+        const Tensor& moved_w = moved[0];
+        const Tensor& moved_b = moved[1];
+        LAB_CHECK("the copy is on the device asked for",
+                  moved_w.device() == Device::cpu());
+        LAB_CHECK("the copy is f32, as the master weights are",
+                  moved_w.dtype() == f32);
+        LAB_CHECK("the copy has the original's values",
+                  moved_w.to_vector() == std::vector<double>{1, 2, 3, 4});
+        LAB_CHECK("the copy keeps the parameter's name",
+                  moved_w.name() == "w");
+        CAPTURE(moved_w);
+        CAPTURE(moved_b);
+        const std::string moved_w_computed_by = moved_w.grad_fn_name();  // "" for a leaf
+        CAPTURE(moved_w_computed_by);
+        LAB_CHECK("a copy of w, which requires grad, is a new leaf, cut from w's graph: an optimizer steps only leaves "
+                  "(mistake: forgetting detach())",
+                  moved_w.is_leaf() == true);
+        LAB_CHECK("a copy of b, computed by mul, is a new leaf",
+                  moved_b.is_leaf() == true);
+        LAB_CHECK("b did not require grad, but its copy must: it is a parameter now (mistake: forgetting requires_grad_())",
+                  moved_b.requires_grad() == true);
+        LAB_CHECK("the copy has storage of its own even on the same device, so a step on it leaves the original alone "
+                  "(mistake: forgetting clone())",
+                  moved_w.shares_storage_with(w) == false);
+        if (cuda_device_count() > 0)
+            LAB_CHECK("to_device(..., Device::cuda(0)) puts the copies on GPU 0",
+                      to_device({w}, Device::cuda(0))[0].device() == Device::cuda(0));
     }
 
     TEST_CASE("lab 16.4: train_step_on_device takes the autocast device and dtype from the data")
@@ -70,12 +111,18 @@ TEST_SUITE("lab16")
             if (e.op == "linear") linear_out = dtype_name(e.outputs[0].dtype);
             if (e.op == "cross_entropy") loss_out = dtype_name(e.outputs[0].dtype);
         }
-        CHECK(linear_out == "bf16");  // the CPU's default low dtype
-        CHECK(loss_out == "f32");     // cross_entropy is on the fp32 list
-        CHECK(params[0].grad().dtype() == f32);
-        CHECK(scaler.get_scale() == 1.0);  // a disabled scaler
+        LAB_CHECK("on the CPU, linear runs in the CPU's default low dtype, bf16 (mistake: hard-coding f16 as the low dtype)",
+                  linear_out == "bf16");
+        LAB_CHECK("cross_entropy is on autocast's fp32 list: its output is f32",
+                  loss_out == "f32");
+        LAB_CHECK("the gradient reaches the f32 master weight in f32",
+                  params[0].grad().dtype() == f32);
+        LAB_CHECK("a disabled scaler keeps a scale of 1",
+                  scaler.get_scale() == 1.0);
         double loss = first;
         for (int i = 0; i < 20; ++i) loss = train_step_on_device(params, optimizer, scaler, x, y);
-        CHECK(loss < 0.5 * first);    // it trains
+        CAPTURE(first);
+        LAB_CHECK("it trains: 20 more steps at least halve the first step's loss",
+                  loss < 0.5 * first);
     }
 }
