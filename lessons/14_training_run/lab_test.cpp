@@ -6,14 +6,6 @@
 #include "lessons/14_training_run/lab.h"
 #include "lessons/support/lab_checks.h"
 
-namespace tinyamp {
-
-// doctest prints an enum as its number (f16 as 2, bf16 as 3); this overload, found by
-// argument-dependent lookup, makes a failing check print a DType by name ("f16", "bf16").
-static doctest::String toString(DType dtype) { return dtype_name(dtype); }
-
-}  // namespace tinyamp
-
 using namespace tinyamp;
 using namespace tinyamp::lab14;
 

@@ -52,11 +52,13 @@ inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
 
 namespace tinyamp::lesson {
 
-/// A list of numbers to compare with doctest::Approx's relative tolerance, element by element:
-/// CHECK(got == approx({1, 448, 4.48})). On failure both lists are printed.
+/// A list of numbers to compare element by element with doctest::Approx's tolerance,
+/// epsilon * (1 + max(|got|, |want|)): relative for numbers above 1, about absolute below it
+/// (as doctest::Approx, whose scale is 1). CHECK(got == approx({1, 448, 4.48})); on failure both
+/// lists are printed. NaN equals NaN here.
 struct ApproxList {
     std::vector<double> values;
-    double epsilon = 1e-6;  ///< relative, as doctest::Approx's
+    double epsilon = 1e-6;
 };
 
 inline ApproxList approx(std::vector<double> values, double epsilon = 1e-6) { return {std::move(values), epsilon}; }
