@@ -27,12 +27,14 @@ command -v python3 >/dev/null || { echo "student-tree: needs python3 (scripts/in
 # Build in a temporary folder and move it into place at the end: no half-made tree on failure.
 staging="$(mktemp -d "$(dirname "$(realpath -m "$dest")")/.student-tree.XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
-if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# safe.directory: a checkout owned by another user (an instructor's, read by a student) is still read.
+checkout_git=(git -c safe.directory="$root" -C "$root")
+if "${checkout_git[@]}" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   # The tracked files only: no build folders, no local clutter.
-  git -C "$root" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$staging")
+  "${checkout_git[@]}" ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$staging")
 else
   cp -a "$root/." "$staging/"
-  rm -rf "$staging"/build*
+  rm -rf "$staging"/build* "$staging/.git"  # no build folders, and no history (it holds the solutions)
 fi
 count=0
 for lab in "$staging"/lessons/[0-9][0-9]_*/lab.cpp; do
