@@ -1,5 +1,5 @@
 #pragma once
-// Lab 1: counting bytes. Write these in lab.cpp; lab_test.cpp checks them (lab_01, or labs -ts=lab01).
+// Lab 01: counting bytes. Write these in lab.cpp; check them with:  scripts/lab check 01
 #include <functional>
 
 #include <tinyamp/tinyamp.h>

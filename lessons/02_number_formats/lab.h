@@ -1,5 +1,5 @@
 #pragma once
-// Lab 2: number formats. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab02).
+// Lab 02: number formats. Write these in lab.cpp; check them with:  scripts/lab check 02
 #include <tinyamp/tinyamp.h>
 
 namespace tinyamp::lab02 {

@@ -1,4 +1,5 @@
-// Lab 3: tensors and autograd. Fill in each TODO; check with:  build/lessons/labs -ts=lab03
+// Lab 03: tensors and autograd. Fill in each TODO; check with:  scripts/lab check 03
+// Stuck? scripts/lab hint 03.1 gives a hint, a stronger one each time you ask.
 #include "lessons/03_tensors_and_autograd/lab.h"
 
 #include "lessons/support/lab.h"
@@ -7,9 +8,9 @@ namespace tinyamp::lab03 {
 
 Tensor gradient_of(const ScalarFn& fn, const Tensor& x)
 {
-    // TODO(lab 03.1): make a leaf of your own that requires grad (a copy of x, so x is not changed),
-    // run fn on it, call backward() on the result and return the leaf's gradient.
-    // Hint: x.detach().clone().requires_grad_(); y.backward(); leaf.grad().
+    // TODO(lab 03.1): return d fn(x) / dx as autograd computes it: shaped like x, in x's dtype.
+    // x is left as it was: it need not require grad, and its .grad is not touched. Example: for
+    // fn(x) = sum(x * x) at x = [1, 2, 3], the result is [2, 4, 6] and x still requires no grad.
     // BEGIN SOLUTION
     const Tensor leaf = x.detach().clone().requires_grad_();
     fn(leaf).backward();
@@ -19,10 +20,10 @@ Tensor gradient_of(const ScalarFn& fn, const Tensor& x)
 
 Tensor numeric_gradient(const ScalarFn& fn, const Tensor& x, double h)
 {
-    // TODO(lab 03.2): in an f64 copy of x, nudge one element at a time by +h and -h, evaluate fn
-    // (without a graph: NoGradGuard) and store (f+ - f-) / 2h in an f64 result shaped like x.
-    // Hint: x.to(f64) returns x itself when x is already f64, so .clone() it before set();
-    // to_vector() reads all elements; tensor(values, shape, f64) builds the result.
+    // TODO(lab 03.2): return d fn(x) / dx by central differences: element i of the result is
+    // (fn(x + h e_i) - fn(x - h e_i)) / 2h, with e_i the i-th unit vector, computed in f64
+    // whatever x's dtype; an f64 tensor shaped like x, and x is left as it was. Example: for
+    // fn(x) = sum(x * x) at x = [1, 2, 3], the result is [2, 4, 6] within 1e-6.
     // BEGIN SOLUTION
     NoGradGuard no_grad;
     const Tensor probe = x.detach().to(f64).clone().reshape({x.numel()});
@@ -43,9 +44,9 @@ Tensor numeric_gradient(const ScalarFn& fn, const Tensor& x, double h)
 
 std::vector<std::string> grad_fn_chain(const Tensor& t)
 {
-    // TODO(lab 03.3): start at t.grad_fn() (null for a leaf), push node->name(), then move to the
-    // node of the first edge in node->next_edges that is valid(); stop when there is none.
-    // Hint: Edge has .node (a std::shared_ptr<Node>) and .valid().
+    // TODO(lab 03.3): return the names of the graph nodes from t's grad_fn back to a leaf,
+    // following at each node its first input that has a gradient edge; empty for a leaf.
+    // Example: (x + 1) * 2 with x a leaf that requires grad gives {"mul", "add", "AccumulateGrad"}.
     // BEGIN SOLUTION
     std::vector<std::string> names;
     std::shared_ptr<Node> node = t.grad_fn();

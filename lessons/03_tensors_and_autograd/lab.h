@@ -1,5 +1,5 @@
 #pragma once
-// Lab 3: tensors and autograd. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab03).
+// Lab 03: tensors and autograd. Write these in lab.cpp; check them with:  scripts/lab check 03
 #include <functional>
 #include <string>
 #include <vector>

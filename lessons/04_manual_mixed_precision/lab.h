@@ -1,5 +1,5 @@
 #pragma once
-// Lab 4: mixed precision by hand. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab04).
+// Lab 04: mixed precision by hand. Write these in lab.cpp; check them with:  scripts/lab check 04
 #include <vector>
 
 #include <tinyamp/tinyamp.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Lab 5: the autocast policy. Write these in lab.cpp; lab_test.cpp checks them (labs -ts=lab05).
+// Lab 05: the autocast policy. Write these in lab.cpp; check them with:  scripts/lab check 05
 #include <functional>
 #include <string>
 #include <vector>
