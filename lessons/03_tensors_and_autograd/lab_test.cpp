@@ -6,11 +6,6 @@
 #include "lessons/03_tensors_and_autograd/lab.h"
 #include "lessons/support/lab_checks.h"
 
-// doctest prints an enum class as its number ("3 == 1"); this prints a DType by its name ("bf16 == f32").
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 using namespace tinyamp;
 using namespace tinyamp::lab03;
 using tinyamp::lesson::approx;

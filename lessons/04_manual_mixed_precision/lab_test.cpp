@@ -5,11 +5,6 @@
 #include "lessons/04_manual_mixed_precision/lab.h"
 #include "lessons/support/lab_checks.h"
 
-// doctest prints an enum class as its number ("3 == 1"); this prints a DType by its name ("bf16 == f32").
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
 using namespace tinyamp;
 using namespace tinyamp::lab04;
 

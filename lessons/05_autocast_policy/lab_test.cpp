@@ -5,24 +5,6 @@
 #include "lessons/05_autocast_policy/lab.h"
 #include "lessons/support/lab_checks.h"
 
-// doctest prints an enum class as its number ("3 == 1"); these print a DType by its name ("bf16 == f32"),
-// alone and in a list.
-namespace tinyamp {
-inline doctest::String toString(DType dtype) { return dtype_name(dtype); }
-}  // namespace tinyamp
-
-namespace doctest {
-template <>
-struct StringMaker<std::vector<tinyamp::DType>> {
-    static String convert(const std::vector<tinyamp::DType>& dtypes)
-    {
-        std::vector<std::string> names;
-        for (tinyamp::DType dtype : dtypes) names.emplace_back(tinyamp::dtype_name(dtype));
-        return tinyamp::lesson::list_text(names).c_str();
-    }
-};
-}  // namespace doctest
-
 using namespace tinyamp;
 using namespace tinyamp::lab05;
 
