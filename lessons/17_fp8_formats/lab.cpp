@@ -1,4 +1,5 @@
-// Lab 17: the FP8 formats. Fill in each TODO; check with:  build/lessons/lab_17
+// Lab 17: the FP8 formats. Fill in each TODO; check with:  scripts/lab check 17
+// Stuck? scripts/lab hint 17.1 gives a hint, a stronger one each time you ask.
 #include "lessons/17_fp8_formats/lab.h"
 
 #include <algorithm>
@@ -11,9 +12,9 @@ namespace tinyamp::lab17 {
 
 double relative_error_bound(DType dtype)
 {
-    // TODO(lab 17.1): with M mantissa bits, the numbers between 1 and 2 are 2^-M apart; a value
-    // rounded to the nearest one is off by at most half of that, relative to a value >= 1.
-    // Hint: traits(dtype).mantissa_bits; std::ldexp(1.0, k) is 2^k.
+    // TODO(lab 17.1): return the largest relative error of rounding a value in the normal range of
+    // `dtype` to its nearest number: half the gap between 1 and the next number of the format.
+    // Example: f8e4m3fn (3 mantissa bits) gives 0.0625, f8e5m2 0.125.
     // BEGIN SOLUTION
     return std::ldexp(1.0, -traits(dtype).mantissa_bits - 1);
     // END SOLUTION
@@ -21,14 +22,10 @@ double relative_error_bound(DType dtype)
 
 double range_binades(int exponent_bits, int mantissa_bits, int bias, minifloat::Specials specials)
 {
-    // TODO(lab 17.2): the smallest positive number is the smallest subnormal, 2^(1 - bias - M).
-    // The largest is 1.f * 2^(top field - bias) with the largest fraction f the format allows:
-    //   ieee:   the all-ones exponent field is inf and NaN: top field 2^E - 2, fraction all ones;
-    //   fn:     the all-ones field holds numbers, only its all-ones fraction is NaN: top field
-    //           2^E - 1, fraction all ones but the last bit;
-    //   finite: every code is a number: top field 2^E - 1, fraction all ones.
-    // Return log2(largest / smallest).
-    // Hint: with the fraction as an integer k (0 .. 2^M - 1), 1.f is (2^M + k) / 2^M.
+    // TODO(lab 17.2): return the width of the format's range in binades, log2(largest finite
+    // number / smallest positive number), from its layout alone (every format here has
+    // subnormals; `specials` says how it spends the codes whose exponent field is all ones).
+    // Example: E4M3 (4, 3, 7, fn) gives log2(448 / 2^-9) = 17.807.
     // BEGIN SOLUTION
     const int all_ones = (1 << exponent_bits) - 1, fractions = 1 << mantissa_bits;
     int top_field = all_ones, top_fraction = fractions - 1;
@@ -42,9 +39,9 @@ double range_binades(int exponent_bits, int mantissa_bits, int bias, minifloat::
 
 double flushed_share(const Tensor& values, DType dtype)
 {
-    // TODO(lab 17.3): cast to `dtype` and back to f32, then count, among the finite nonzero
-    // originals, those that came back as 0.
-    // Hint: values.to(dtype).to(f32).to_vector() and values.to_vector(), element by element.
+    // TODO(lab 17.3): return the share of the finite nonzero elements of `values` that become
+    // exactly 0 when cast to `dtype` with to() (0 when there are none). Example: {1e-3, 9.7e-4,
+    // 1e-2, 0, 1, 2e-3} in f8e4m3fn gives 0.2 (9.7e-4 is 1 of the 5 nonzero values).
     // BEGIN SOLUTION
     const std::vector<double> original = values.to_vector(), cast = values.to(dtype).to(f32).to_vector();
     double nonzero = 0, flushed = 0;
@@ -59,10 +56,10 @@ double flushed_share(const Tensor& values, DType dtype)
 
 DType fp8_format_for(const Tensor& values, double max_share)
 {
-    // TODO(lab 17.4): find the largest |v| over the finite nonzero values; count those with
-    // log2(largest / |v|) above E4M3's range (your range_binades of E4M3's layout), and compare
-    // their share of the finite nonzero values with max_share.
-    // Hint: minifloat::f8e4m3fn has the fields exponent_bits, mantissa_bits, bias, specials.
+    // TODO(lab 17.4): return f8e4m3fn when at most `max_share` of the finite nonzero values lie
+    // more than E4M3's range in binades below the largest |value|, else f8e5m2 (f8e4m3fn when
+    // there is no finite nonzero value). Example: {0.01, -0.5, 3} gives f8e4m3fn (8.2 binades);
+    // {1e-9, 1e-3} with max_share 0 gives f8e5m2 (19.9 binades, more than E4M3's 17.8).
     // BEGIN SOLUTION
     const std::vector<double> all = values.to_vector();
     std::vector<double> magnitudes;

@@ -1,6 +1,5 @@
 #pragma once
-// Lab 17: the FP8 formats. Write these in lab.cpp; lab_test.cpp checks them (build/lessons/lab_17,
-// or build/lessons/labs -ts=lab17).
+// Lab 17: the FP8 formats. Write these in lab.cpp; check them with:  scripts/lab check 17
 #include <tinyamp/tinyamp.h>
 
 namespace tinyamp::lab17 {

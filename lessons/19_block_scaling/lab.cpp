@@ -1,4 +1,5 @@
-// Lab 19: block scaling, by hand. Fill in each TODO; check with:  build/lessons/lab_19
+// Lab 19: block scaling, by hand. Fill in each TODO; check with:  scripts/lab check 19
+// Stuck? scripts/lab hint 19.1 gives a hint, a stronger one each time you ask.
 #include "lessons/19_block_scaling/lab.h"
 
 #include <algorithm>
@@ -12,9 +13,10 @@ namespace mf = minifloat;
 
 std::vector<double> per_tensor_round_trip(const std::vector<double>& values, const mf::Format& format)
 {
-    // TODO(lab 19.1): amax = the largest |value| (as float); when it is 0 return the values as they
-    // are. Otherwise scale = float(format.max / amax), and each value becomes
-    // mf::decode(format, mf::encode(format, float(v) * scale, mf::Overflow::saturate)) / scale.
+    // TODO(lab 19.1): return the values as one per-tensor scaled cast to `format` keeps them: one
+    // f32 scale that puts the largest |value| on the format's max, each value cast with it
+    // (saturating) and the scale divided out again (lab.h); all zeros come back as they are.
+    // Example: {200, 1, 0.5, -3} in E2M1 gives {200, 0, 0, 0}: scaled by 0.03, the rest flush.
     // BEGIN SOLUTION
     float amax = 0;
     for (double v : values) amax = std::max(amax, std::abs(float(v)));
@@ -28,10 +30,11 @@ std::vector<double> per_tensor_round_trip(const std::vector<double>& values, con
 
 std::vector<double> mx_round_trip(const std::vector<double>& values, const mf::Format& element, amp::ScaleCalculationMode mode)
 {
-    // TODO(lab 19.2): for each block of 32 (begin = 0, 32, 64, ...; end = min(size, begin + 32)):
-    // the block's amax (as float), code = amp::mx_block_scale(amax, element, mode), scale =
-    // std::ldexp(1.0f, int(code) - 127); each value v becomes
-    // mf::decode(element, mf::encode(element, float(v) / scale, mf::Overflow::saturate)) * scale.
+    // TODO(lab 19.2): return the values as an MX cast keeps them: each block of 32 consecutive
+    // values (the last may be shorter) has its own power-of-two E8M0 scale from its amax, by
+    // `mode`; its values are divided by it, cast to `element` (saturating) and multiplied back
+    // (lab.h). Example: in E2M1 with FLOOR, a block {6, 0.2, 1.3, 0.5, ...} (scale 1) gives
+    // {6, 0, 1.5, 0.5, ...}, and a block whose amax is 7 (scale 1 too) saturates 7 to 6.
     // BEGIN SOLUTION
     std::vector<double> out(values.size());
     for (std::size_t begin = 0; begin < values.size(); begin += 32) {
@@ -48,10 +51,10 @@ std::vector<double> mx_round_trip(const std::vector<double>& values, const mf::F
 
 std::vector<double> nvfp4_round_trip(const std::vector<double>& values)
 {
-    // TODO(lab 19.3): t = amp::nvfp4_tensor_scale(amax of all values); for each block of 16:
-    // b = float(mf::decode(mf::f8e4m3fn, amp::nvfp4_block_scale(block amax, t))), total = t * b
-    // (in f32, as torchao); each value becomes
-    // mf::decode(mf::f4e2m1, mf::encode(mf::f4e2m1, float(v) / total, mf::Overflow::saturate)) * total.
+    // TODO(lab 19.3): return the values as an NVFP4 cast keeps them: one f32 scale for the tensor
+    // times one E4M3 scale per block of 16, the values divided by the product, cast to E2M1
+    // (saturating at 6) and multiplied back (lab.h). Example: 16 ones after a block whose amax is
+    // 6 come back as 27/28 each: the ones' E4M3 block scale 74.67 rounds to 72.
     // BEGIN SOLUTION
     float tensor_amax = 0;
     for (double v : values) tensor_amax = std::max(tensor_amax, std::abs(float(v)));

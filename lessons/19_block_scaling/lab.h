@@ -1,7 +1,7 @@
 #pragma once
-// Lab 19: block scaling, by hand. Write these in lab.cpp; lab_test.cpp checks them
-// (build/lessons/lab_19, or build/lessons/labs -ts=lab19). Each function returns the values a cast
-// keeps, decoded back to double, so that a test can compare them with the values it started from.
+// Lab 19: block scaling, by hand. Write these in lab.cpp; check them with:  scripts/lab check 19
+// Each function returns the values a cast keeps, decoded back to double, so that a test can
+// compare them with the values it started from.
 #include <vector>
 
 #include <tinyamp/tinyamp.h>

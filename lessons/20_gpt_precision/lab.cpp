@@ -1,4 +1,5 @@
-// Lab 20: a small GPT in every precision. Fill in each TODO; check with:  build/lessons/lab_20
+// Lab 20: a small GPT in every precision. Fill in each TODO; check with:  scripts/lab check 20
+// Stuck? scripts/lab hint 20.1 gives a hint, a stronger one each time you ask.
 #include "lessons/20_gpt_precision/lab.h"
 
 #include <algorithm>
@@ -11,11 +12,10 @@ namespace tinyamp::lab20 {
 
 F16Range f16_range(const Tensor& x, const Tensor& keep)
 {
-    // TODO(lab 20.1): read x as doubles (x.to(f64).to_vector()) and as f16 would store it
-    // (x.to(f16).to(f64).to_vector()); keep, when defined, as keep.expand(x.shape()).contiguous()
-    // .to_vector() (1 = look at it). Count the values looked at; among the finite ones, those that
-    // are finite in x and inf in the f16 copy (overflow), and those that are nonzero in x and 0 in
-    // the copy (flushed, out of the finite nonzero ones). Track the largest finite |x|.
+    // TODO(lab 20.1): return where x's values stand against f16's range (F16Range, lab.h), looking
+    // only where `keep` is true when it is given; the shares come from the f16 cast itself.
+    // Example: {65504, 65519, 65520, -70000, 1, 3e-8, 2.9e-8, 0} gives count 8, max_abs 70000,
+    // overflow 2/8 (65519 rounds down to 65504) and flushed 1/7 (3e-8 rounds up to 2^-24).
     // BEGIN SOLUTION
     const std::vector<double> values = x.to(f64).to_vector(), in_f16 = x.to(f16).to(f64).to_vector();
     const std::vector<double> looked = keep.defined() ? keep.expand(x.shape()).contiguous().to_vector() : std::vector<double>();
@@ -41,12 +41,10 @@ F16Range f16_range(const Tensor& x, const Tensor& keep)
 
 Tensor attention_with_f32_logits(nn::CausalSelfAttention& attn, const Tensor& x)
 {
-    // TODO(lab 20.2): qkv = (*attn.c_attn)(x); the heads as lab.h draws them (narrow, view,
-    // transpose(1, 2)). Then, in a block holding amp::autocast off("cpu", {.enabled = false}):
-    // mul(matmul(q.to(f32), k.to(f32).transpose(-2, -1)), 1 / sqrt(D)); masked_fill with
-    // triu(ones({T, T}, DType::boolean), 1) and -INFINITY; softmax(.., -1). After it:
-    // matmul(probs.to(v.dtype()), v), the heads side by side again, and (*attn.c_proj)(...).
-    // Without the `off` block an outer f16 autocast casts your f32 matmul right back to f16.
+    // TODO(lab 20.2): return the layer's causal self-attention of x (lab.h draws it) with the
+    // attention logits and their softmax computed in f32, even inside an f16 autocast region; the
+    // rest runs in the region's dtype. Example: in f32 it equals attn(x); under f16 autocast, with
+    // logits past 65504, it stays finite where attn's composite path gives NaN.
     // BEGIN SOLUTION
     const std::int64_t B = x.size(0), T = x.size(1), C = attn.embed_dim, H = attn.num_heads, D = attn.head_dim;
     const Tensor qkv = (*attn.c_attn)(x);
@@ -65,11 +63,10 @@ Tensor attention_with_f32_logits(nn::CausalSelfAttention& attn, const Tensor& x)
 
 Overflow where_f16_overflows(nn::Module& model, const Tensor& tokens, const Tensor& targets, double scale)
 {
-    // TODO(lab 20.3): model.zero_grad(); in a block holding amp::autocast region("cpu", {.dtype = f16}):
-    // logits = model(tokens), loss = cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1})).
-    // After the block: a non-finite loss.item() is Overflow::forward (stop there). Otherwise
-    // mul(loss, scale).backward() and look at every parameter's grad(): any inf/NaN is
-    // Overflow::backward. Clear the gradients before returning.
+    // TODO(lab 20.3): run the forward and the mean cross-entropy loss of `model` under f16 autocast
+    // and the backward of loss * scale after it, and say which Overflow it was (lab.h); leave the
+    // gradients cleared. Example: an ordinary model gives none at scale 65536 and backward at 1e30;
+    // a model whose loss is already NaN gives forward at any scale.
     // BEGIN SOLUTION
     model.zero_grad();
     Tensor loss;

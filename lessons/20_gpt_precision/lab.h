@@ -1,6 +1,5 @@
 #pragma once
-// Lab 20: a small GPT in every precision. Write these in lab.cpp; lab_test.cpp checks them
-// (build/lessons/lab_20, or build/lessons/labs -ts=lab20).
+// Lab 20: a small GPT in every precision. Write these in lab.cpp; check them with:  scripts/lab check 20
 #include <cstdint>
 
 #include <tinyamp/tinyamp.h>
