@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tinyamp needs, and only those that are missing.
-# Safe to run again and again: when everything is present it only asks dpkg, and returns at once.
-# Run as root (or with sudo available) on Debian 12 bookworm.
+# Safe to run again and again: when everything is present it only asks dpkg, and returns at once
+# (as any user). Installing needs root: as another user it uses sudo where sudo works, and
+# otherwise prints the exact command to ask an administrator for. Debian 12 bookworm (other
+# systems: docs/building.md).
 #
 #   scripts/install-deps.sh           what the library, tools and tests need
 #   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
+#   scripts/install-deps.sh --quiet   apt's output goes to a log; one line says what is installed
 set -euo pipefail
 
 with_bench=0
+quiet=0
 for arg in "$@"; do
   case "$arg" in
     --bench) with_bench=1 ;;
-    *) echo "install-deps: unknown option '$arg' (the only option is --bench: also install the benchmark packages)" >&2; exit 2 ;;
+    --quiet) quiet=1 ;;
+    *) echo "install-deps: unknown option '$arg' (the options are --bench: also the benchmark packages; --quiet: apt's output to a log)" >&2; exit 2 ;;
   esac
 done
 
 packages=(
   g++ cmake make pkg-config  # the build
+  ninja-build                # Ninja: the build's one-line progress, and quick rebuilds of one lab
+  git                        # the student tree is a git repository (scripts/lab reset)
   doctest-dev                # the unit tests
   nlohmann-json3-dev         # trace export to JSON
   zlib1g-dev                 # reading the gzip data sets (data/digits.csv.gz)
@@ -53,16 +60,38 @@ fi
 
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null; then
+  # sudo that works without a password, or can ask for one on this terminal.
+  if command -v sudo >/dev/null && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
     as_root=(sudo)
   else
-    echo "install-deps: need root to install: ${missing[*]} (run as root, or install them yourself)" >&2
+    echo "install-deps: these packages are missing, and installing them needs root: ${missing[*]}" >&2
+    echo "install-deps: ask an administrator to run (or run it as root):" >&2
+    echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
     exit 1
   fi
 fi
 
-echo "install-deps: installing ${missing[*]}"
 # Another apt-get may hold the lock (unattended upgrades, a parallel job): wait for it.
 apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-"${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+install() {
+  "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+}
+if [ "$quiet" -eq 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  install
+  exit 0
+fi
+log="$(mktemp "${TMPDIR:-/tmp}/tinyamp-install-deps.XXXXXX.log")"
+printf 'install-deps: installing %d package(s) (%s) ... ' "${#missing[@]}" "${missing[*]}"
+started=$SECONDS
+if install >"$log" 2>&1; then
+  echo "done in $((SECONDS - started)) s"
+  rm -f "$log"
+else
+  status=$?
+  echo "FAILED"
+  tail -n 40 "$log"
+  echo "install-deps: apt-get failed (exit $status); its whole output is in $log" >&2
+  exit "$status"
+fi
