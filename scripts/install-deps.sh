@@ -55,6 +55,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  [ "$quiet" -eq 0 ] || echo "install-deps: all ${#packages[@]} packages are installed"
   exit 0
 fi
 

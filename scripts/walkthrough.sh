@@ -25,6 +25,7 @@ first_lesson_at=""
 if [ $# -eq 0 ]; then
   part "2. Building the library and lesson 1 (the longest wait: a few minutes on 2 cores)"
   TINYAMP_BUILD_TARGET=lesson_01 "$root/scripts/build.sh" "$build"
+  first_built=$SECONDS
   part "3. Lesson 1"
   first_lesson_at="$(since "$start")"
   "$build/lessons/lesson_01" --out "$out" || failed=$?
@@ -34,6 +35,7 @@ part "4. Building the other lessons and the visualizer"
 targets="tinyamp-tour"
 # The visualizer is built where its libraries were found (configure leaves it out otherwise).
 if cmake --build "$build" --target help 2>/dev/null | grep -q 'tinyamp-viz'; then targets="$targets tinyamp-viz"; fi
+rest_started=$SECONDS
 TINYAMP_BUILD_TARGET="$targets" "$root/scripts/build.sh" "$build"
 built_at=$SECONDS
 
@@ -58,7 +60,10 @@ status=0
 
 part "Done"
 echo "first lesson on screen after $first_lesson_at; tour done after $(since "$start")"
-echo "  packages $((packages_done - start)) s, building $((built_at - packages_done)) s (lesson 1's run included), the rest $(($SECONDS - built_at)) s"
+times="  packages $((packages_done - start)) s"
+[ -z "${first_built:-}" ] || times="$times, building the library and lesson 1 $((first_built - packages_done)) s"
+times="$times, building the other lessons and the visualizer $((built_at - rest_started)) s, the screenshots and the tour $(($SECONDS - built_at)) s"
+echo "$times"
 echo "Open $out/index.html for every lesson's pictures. Next: the labs, README.md \"Start here\"."
 if [ "$failed" -ne 0 ] && [ "$failed" -ne 77 ]; then
   echo "walkthrough: a lesson's claim did not hold (see above): that is a bug in tinyamp or in the lesson" >&2
