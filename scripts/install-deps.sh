@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tinyamp needs, and only those that are missing.
-# Safe to run again and again: when everything is present it only asks dpkg, and returns at once.
-# Run as root (or with sudo available) on Debian 12 bookworm.
+# Safe to run again and again: when everything is present it only asks dpkg, and returns at once
+# (as any user: root is needed only to install). Debian 12 bookworm; docs/building.md, "Other
+# systems", lists the packages of other systems.
 #
 #   scripts/install-deps.sh           what the library, tools and tests need
 #   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
+#   scripts/install-deps.sh --quiet   apt's output goes to a log file in ${TMPDIR:-/tmp}; one
+#                                     progress line instead (on failure: the log's last 40 lines)
+# The options combine (--bench --quiet).
+#
+# Installing needs root. As root it runs apt-get. As another user it uses sudo when sudo can run
+# here: without a password (`sudo -n true` succeeds), or with a terminal on which sudo can ask for
+# one. Otherwise it prints the missing packages and the one command to run as root, and exits 1.
 set -euo pipefail
 
+valid_options="--bench (also the benchmark packages), --quiet (apt's output to a log file, one progress line)"
 with_bench=0
+quiet=0
 for arg in "$@"; do
   case "$arg" in
     --bench) with_bench=1 ;;
-    *) echo "install-deps: unknown option '$arg' (the only option is --bench: also install the benchmark packages)" >&2; exit 2 ;;
+    --quiet) quiet=1 ;;
+    *) echo "install-deps: unknown option '$arg'; the valid options are $valid_options" >&2; exit 2 ;;
   esac
 done
 
 packages=(
   g++ cmake make pkg-config  # the build
+  ninja-build                # Ninja: the build's one-line progress and faster no-op rebuilds
   doctest-dev                # the unit tests
   nlohmann-json3-dev         # trace export to JSON
   zlib1g-dev                 # reading the gzip data sets (data/digits.csv.gz)
@@ -41,6 +53,12 @@ if [ "$with_bench" -eq 1 ]; then
   )
 fi
 
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+  echo "install-deps: dpkg-query or apt-get is missing: this script installs Debian packages." >&2
+  echo "install-deps: on other systems install the packages listed in docs/building.md, \"Other systems\"." >&2
+  exit 1
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -53,16 +71,54 @@ fi
 
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null; then
-    as_root=(sudo)
+  if ! command -v sudo >/dev/null; then
+    why="sudo is not installed"
+  elif sudo -n true 2>/dev/null; then
+    why=""
+  elif (exec </dev/tty) 2>/dev/null; then
+    why=""
+    sudo -v  # asks for the password now, before any output is redirected
   else
-    echo "install-deps: need root to install: ${missing[*]} (run as root, or install them yourself)" >&2
+    why="sudo needs a password and there is no terminal to ask for it"
+  fi
+  if [ -n "$why" ]; then
+    {
+      echo "install-deps: ${#missing[@]} package(s) missing: ${missing[*]}"
+      echo "install-deps: installing them needs root, and $why."
+      echo "install-deps: have this line run by a user who may use sudo (or by root, without 'sudo'), then run this script again:"
+      echo "sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    } >&2
     exit 1
   fi
+  as_root=(sudo)
 fi
 
-echo "install-deps: installing ${missing[*]}"
 # Another apt-get may hold the lock (unattended upgrades, a parallel job): wait for it.
 apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-"${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+apt_install() {
+  "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq &&
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+if [ "$quiet" -eq 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  apt_install
+  exit 0
+fi
+
+log=$(mktemp "${TMPDIR:-/tmp}/install-deps.XXXXXX.log")
+printf 'install-deps: installing %d packages (%s), log %s ... ' "${#missing[@]}" "${missing[*]}" "$log"
+start=$SECONDS
+status=0
+apt_install >"$log" 2>&1 </dev/null || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "done in $((SECONDS - start)) s"
+  exit 0
+fi
+echo "failed after $((SECONDS - start)) s"
+{
+  echo "install-deps: apt-get failed (exit status $status); the last 40 lines of its log:"
+  tail -n 40 "$log"
+  echo "install-deps: the whole log: $log"
+} >&2
+exit "$status"
