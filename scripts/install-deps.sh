@@ -7,7 +7,8 @@
 #   scripts/install-deps.sh           what the library, tools and tests need
 #   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
 #   scripts/install-deps.sh --quiet   apt's output goes to a log file in ${TMPDIR:-/tmp}; one
-#                                     progress line instead (on failure: the log's last 40 lines)
+#                                     progress line instead (on failure: the log's last 40 lines),
+#                                     or one line saying that every package is installed
 # The options combine (--bench --quiet).
 #
 # Installing needs root. As root it runs apt-get. As another user it uses sudo when sudo can run
@@ -72,6 +73,7 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  [ "$quiet" -eq 0 ] || echo "install-deps: all ${#packages[@]} packages are installed"
   exit 0
 fi
 
