@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tinyamp needs, and only those that are missing.
 # Safe to run again and again: when everything is present it only asks dpkg, and returns at once
-# (as any user). Installing needs root: as another user it uses sudo where sudo works, and
-# otherwise prints the exact command to ask an administrator for. Debian 12 bookworm (other
-# systems: docs/building.md).
+# (as any user: root is needed only to install). Debian 12 bookworm only: on any other system it
+# installs nothing and says so; docs/building.md, "Other systems", lists the packages there.
 #
 #   scripts/install-deps.sh           what the library, tools and tests need
 #   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
-#   scripts/install-deps.sh --quiet   apt's output goes to a log; one line says what is installed
+#   scripts/install-deps.sh --quiet   apt's output goes to a log file in ${TMPDIR:-/tmp}; one
+#                                     progress line instead (on failure: the log's last 40 lines),
+#                                     or one line saying that every package is installed
+# The options combine (--bench --quiet).
+#
+# Installing needs root. As root it runs apt-get. As another user it uses sudo when sudo can run
+# here: without a password (`sudo -n true` succeeds), or with a terminal on which sudo can ask for
+# one. Otherwise it prints the missing packages and the one command to run as root, and exits 1.
 set -euo pipefail
 
+valid_options="--bench (also the benchmark packages), --quiet (apt's output to a log file, one progress line)"
 with_bench=0
 quiet=0
 for arg in "$@"; do
   case "$arg" in
     --bench) with_bench=1 ;;
     --quiet) quiet=1 ;;
-    *) echo "install-deps: unknown option '$arg' (the options are --bench: also the benchmark packages; --quiet: apt's output to a log)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown option '$arg'; the valid options are $valid_options" >&2; exit 2 ;;
   esac
 done
 
 packages=(
   g++ cmake make pkg-config  # the build
-  ninja-build                # Ninja: the build's one-line progress, and quick rebuilds of one lab
+  ninja-build                # Ninja: the build's one-line progress and faster no-op rebuilds
   git                        # the student tree is a git repository (scripts/lab reset)
   doctest-dev                # the unit tests
   nlohmann-json3-dev         # trace export to JSON
@@ -48,6 +55,18 @@ if [ "$with_bench" -eq 1 ]; then
   )
 fi
 
+# The list is Debian 12's. Elsewhere some names differ, and some packages bring versions the build
+# does not fit (Ubuntu 24.04's libimgui-dev is Dear ImGui 1.90, which the visualizer does not
+# compile against), so on any other system this script installs nothing: it says so and returns 0,
+# and scripts/walkthrough.sh and scripts/test.sh go on to CMake, which names what is missing.
+# shellcheck source=/dev/null
+os_name=$( (. /etc/os-release && echo "${ID:-?} ${VERSION_ID:-?}") 2>/dev/null || echo "unknown")
+if [ "$os_name" != "debian 12" ] || ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+  echo "install-deps: this system is '$os_name', not Debian 12: nothing checked or installed." >&2
+  echo "install-deps: docs/building.md, \"Other systems\", lists the packages to install here." >&2
+  exit 0
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -61,38 +80,54 @@ fi
 
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then
-  # sudo that works without a password, or can ask for one on this terminal.
-  if command -v sudo >/dev/null && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
-    as_root=(sudo)
+  if ! command -v sudo >/dev/null; then
+    why="sudo is not installed"
+  elif sudo -n true 2>/dev/null; then
+    why=""
+  elif (exec </dev/tty) 2>/dev/null; then
+    why=""
+    sudo -v  # asks for the password now, before any output is redirected
   else
-    echo "install-deps: these packages are missing, and installing them needs root: ${missing[*]}" >&2
-    echo "install-deps: ask an administrator to run (or run it as root):" >&2
-    echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    why="sudo needs a password and there is no terminal to ask for it"
+  fi
+  if [ -n "$why" ]; then
+    {
+      echo "install-deps: ${#missing[@]} package(s) missing: ${missing[*]}"
+      echo "install-deps: installing them needs root, and $why."
+      echo "install-deps: have this line run by a user who may use sudo (or by root, without 'sudo'), then run this script again:"
+      echo "sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    } >&2
     exit 1
   fi
+  as_root=(sudo)
 fi
 
 # Another apt-get may hold the lock (unattended upgrades, a parallel job): wait for it.
 apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-install() {
-  "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+apt_install() {
+  "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq &&
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 }
+
 if [ "$quiet" -eq 0 ]; then
   echo "install-deps: installing ${missing[*]}"
-  install
+  apt_install
   exit 0
 fi
-log="$(mktemp "${TMPDIR:-/tmp}/tinyamp-install-deps.XXXXXX.log")"
-printf 'install-deps: installing %d package(s) (%s) ... ' "${#missing[@]}" "${missing[*]}"
-started=$SECONDS
-if install >"$log" 2>&1; then
-  echo "done in $((SECONDS - started)) s"
-  rm -f "$log"
-else
-  status=$?
-  echo "FAILED"
-  tail -n 40 "$log"
-  echo "install-deps: apt-get failed (exit $status); its whole output is in $log" >&2
-  exit "$status"
+
+log=$(mktemp "${TMPDIR:-/tmp}/install-deps.XXXXXX.log")
+printf 'install-deps: installing %d packages (%s), log %s ... ' "${#missing[@]}" "${missing[*]}" "$log"
+start=$SECONDS
+status=0
+apt_install >"$log" 2>&1 </dev/null || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "done in $((SECONDS - start)) s"
+  exit 0
 fi
+echo "failed after $((SECONDS - start)) s"
+{
+  echo "install-deps: apt-get failed (exit status $status); the last 40 lines of its log:"
+  tail -n 40 "$log"
+  echo "install-deps: the whole log: $log"
+} >&2
+exit "$status"
