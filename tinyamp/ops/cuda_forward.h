@@ -4,10 +4,10 @@
 ///
 /// Each function takes tensors that op_device() placed on one GPU, prepares them (dtype,
 /// broadcast views, contiguous rows) and calls the raw kernels of kernels/cuda. The op files
-/// (elementwise.cpp, matmul.cpp, loss.cpp, ...) keep their checks, their saved tensors and their
-/// backward, and branch here for CUDA tensors; a backward written with ops then runs on the GPU
-/// by itself. These are building blocks for the ops, not user API: they record no graph node
-/// and check little, so call the ops (add, matmul, cross_entropy, ...) instead.
+/// (elementwise_arithmetic.cpp, matmul.cpp, loss.cpp, ...) keep their checks, their saved tensors
+/// and their backward, and branch here for CUDA tensors; a backward written with ops then runs on
+/// the GPU by itself. These are building blocks for the ops, not user API: they record no graph
+/// node and check little, so call the ops (add, matmul, cross_entropy, ...) instead.
 
 #include <cstdint>
 
