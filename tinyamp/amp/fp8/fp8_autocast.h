@@ -24,8 +24,9 @@ class fp8_autocast {
 public:
     /// Opens a region: Linear layers run in FP8/MX with \p recipe when \p enabled, and as
     /// usual when not (an `enabled = false` region inside an FP8 one turns it off there).
-    /// Error(value) for a recipe with a field out of range (validate()).
-    explicit fp8_autocast(bool enabled = true, ScalingRecipe recipe = DelayedScaling{});
+    /// Error(value) for a recipe with a field out of range (validate()). [[nodiscard]], as
+    /// autocast's: an unnamed `amp::fp8_autocast();` would end at its semicolon.
+    [[nodiscard]] explicit fp8_autocast(bool enabled = true, ScalingRecipe recipe = DelayedScaling{});
     ~fp8_autocast();  ///< restores the region outside
     fp8_autocast(const fp8_autocast&) = delete;
     fp8_autocast& operator=(const fp8_autocast&) = delete;
