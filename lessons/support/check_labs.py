@@ -12,8 +12,8 @@ import re
 import subprocess
 import sys
 
-TODO = re.compile(r"TODO\((lab (\d\d)\.\d+)\)")
-CHECK = re.compile(r"\b(?:LAB_)?(?:CHECK|REQUIRE)(?:_[A-Z_]+)?\s*\(")
+from lab_layout import CHECK, lab_items
+
 CASES = re.compile(r"test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
 
 
@@ -32,7 +32,7 @@ def main():
     for lab in labs:
         number = lab.parent.name[:2]
         suite = f"lab{number}"
-        items = sorted({m.group(1) for m in TODO.finditer(lab.read_text()) if m.group(2) == number})
+        items = [f"lab {item}" for item in lab_items(lab.read_text(encoding="utf-8"), number)]
         test_file = lab.parent / "lab_test.cpp"
         tests = test_file.read_text() if test_file.exists() else ""
         checks = len(CHECK.findall(tests))

@@ -15,9 +15,8 @@ import pathlib
 import re
 import sys
 
-from check_labs import CHECK  # what counts as a check: the same rule as the lab check CI runs
+from lab_layout import CHECK, lab_items, lab_title  # the same rules as scripts/lab and the lab check CI runs
 
-TODO = re.compile(r"TODO\(lab (\d\d)\.(\d+)\)")
 BEGIN, END = "<!-- lab table -->", "<!-- end lab table -->"
 
 
@@ -25,15 +24,13 @@ def lab_counts(lessons):
     rows = []
     for lab in sorted(pathlib.Path(lessons).glob("[0-9][0-9]_*/lab.cpp")):
         folder, number = lab.parent, lab.parent.name[:2]
-        items = {k for n, k in TODO.findall(lab.read_text(encoding="utf-8")) if n == number}
+        items = lab_items(lab.read_text(encoding="utf-8"), number)
         tests = folder / "lab_test.cpp"
         checks = len(CHECK.findall(tests.read_text(encoding="utf-8"))) if tests.exists() else 0
         mistakes_file, hints_file = folder / "mistakes.txt", folder / "hints.md"
         mistakes = len(re.findall(r"^mistake:", mistakes_file.read_text(encoding="utf-8"), re.M)) if mistakes_file.exists() else 0
         hints = len(re.findall(r"^\d+\.\s", hints_file.read_text(encoding="utf-8"), re.M)) if hints_file.exists() else 0
-        title = (folder / "README.md").read_text(encoding="utf-8").splitlines()[0]
-        title = re.sub(r"^#\s*(Lesson\s+\d+\s*[:\u2014-]\s*)?", "", title).strip()
-        rows.append({"number": number, "folder": folder.name, "title": title, "items": len(items), "checks": checks,
+        rows.append({"number": number, "folder": folder.name, "title": lab_title(folder), "items": len(items), "checks": checks,
                      "mistakes": mistakes, "hints": hints})
     return rows
 

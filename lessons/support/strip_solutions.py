@@ -8,10 +8,9 @@ unfinished item fails its tests with "lab NN.k is not done yet".
 
 Exits 1, naming the file and line, when the markers do not pair up or a block has no TODO above it.
 """
-import re
 import sys
 
-TODO = re.compile(r"TODO\((lab \d\d\.\d+)\)")
+from lab_layout import TODO
 
 
 def strip(lines, name):
@@ -33,7 +32,7 @@ def strip(lines, name):
         elif begin is None:
             out.append(line)
             if todo:
-                item = todo.group(1)
+                item = f"lab {todo.group(1)}.{todo.group(2)}"
     if begin is not None:
         raise ValueError(f"{name}:{begin}: BEGIN SOLUTION is never closed by END SOLUTION")
     return out
