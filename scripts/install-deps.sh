@@ -55,9 +55,9 @@ if [ "$with_bench" -eq 1 ]; then
   )
 fi
 
-# The list is Debian 12's. Elsewhere some names differ, and some packages bring versions the build
-# does not fit (Ubuntu 24.04's libimgui-dev is Dear ImGui 1.90, which the visualizer does not
-# compile against), so on any other system this script installs nothing: it says so and returns 0,
+# The list is Debian 12's and was tried only there. Elsewhere some names differ (docs/building.md,
+# "Other systems", gives each system's list, marked untested), so on any other system this script
+# installs nothing: it says so and returns 0,
 # and scripts/walkthrough.sh and scripts/test.sh go on to CMake, which names what is missing.
 # shellcheck source=/dev/null
 os_name=$( (. /etc/os-release && echo "${ID:-?} ${VERSION_ID:-?}") 2>/dev/null || echo "unknown")

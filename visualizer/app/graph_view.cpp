@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/key_pressed.h"
 #include "visualizer/app/legend.h"
 #include "visualizer/app/node_painter.h"
 #include "visualizer/app/ui_targets.h"
@@ -315,7 +316,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         camera.view.offset = {camera.view.offset.x + io.MouseDelta.x, camera.view.offset.y + io.MouseDelta.y};
     if (hovered && io.MouseWheel != 0)  // zoom about the mouse
         camera.view = zoom_about(camera.view, {io.MousePos.x - canvas_min.x, io.MousePos.y - canvas_min.y}, std::pow(1.15f, io.MouseWheel));
-    if (hovered && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home)) || typed(io, 'f'))) camera.fit_pending = true;
+    if (hovered && (key_pressed(ImGuiKey_Home) || typed(io, 'f'))) camera.fit_pending = true;
     const bool fold_key = hovered && !graph.modules.empty() && typed(io, 'c');
     const bool unfold_key = hovered && !graph.modules.empty() && typed(io, 'e');
 

@@ -3,10 +3,16 @@
 #include <SDL.h>
 #include <SDL_opengl.h>
 #include <backends/imgui_impl_opengl3.h>
-#include <backends/imgui_impl_sdl.h>
+#if __has_include(<backends/imgui_impl_sdl2.h>)  // Dear ImGui 1.89.3 renamed the SDL2 backend's header
+#include <backends/imgui_impl_sdl2.h>
+#else
+#include <backends/imgui_impl_sdl.h>  // Debian 12's 1.86
+#endif
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <utility>
 #include <stdexcept>
@@ -15,15 +21,32 @@
 namespace tinyamp::viz {
 namespace {
 
-// DejaVu Sans (fonts-dejavu-core) has the arrows and subscripts the labels use ("f32→bf16",
-// "log₂"); ImGui's built-in font has only ASCII. Without the file the built-in font is used.
-constexpr const char* kFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+// DejaVu Sans has the arrows and subscripts the labels use ("f32→bf16", "log₂"); ImGui's built-in
+// font has only ASCII. The file: $TINYAMP_VIZ_FONT if set, else where CMake found it at configure
+// time (TINYAMP_VIZ_FONT_PATH, the cache variable TINYAMP_VIZ_FONT); without one, the built-in font.
+std::string font_path()
+{
+    if (const char* from_environment = std::getenv("TINYAMP_VIZ_FONT"); from_environment && *from_environment) return from_environment;
+#ifdef TINYAMP_VIZ_FONT_PATH
+    return TINYAMP_VIZ_FONT_PATH;
+#else
+    return {};
+#endif
+}
 
 ImFont* load_font(float size, const ImWchar* ranges)
 {
     ImGuiIO& io = ImGui::GetIO();
-    if (std::filesystem::exists(kFontPath)) {
-        if (ImFont* font = io.Fonts->AddFontFromFileTTF(kFontPath, size, nullptr, ranges)) return font;
+    const std::string path = font_path();
+    if (!path.empty() && std::filesystem::exists(path)) {
+        if (ImFont* font = io.Fonts->AddFontFromFileTTF(path.c_str(), size, nullptr, ranges)) return font;
+    }
+    static bool warned = false;  // two fonts are loaded: say it once
+    if (!warned) {
+        warned = true;
+        std::fprintf(stderr, "tinyamp-viz: DejaVuSans.ttf %s; using ImGui's built-in font, so arrows such as f32→bf16 show as '?'. "
+                             "Install DejaVu Sans (Debian: fonts-dejavu-core) and reconfigure, or set TINYAMP_VIZ_FONT=/path/to/DejaVuSans.ttf\n",
+                     path.empty() ? "was not found when the build was configured" : ("not found at " + path).c_str());
     }
     ImFontConfig config;
     config.SizePixels = size;

@@ -149,13 +149,17 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
         TINYAMP_CHECK(p.has_value(), value, "script line ", c.line, ": no button '", rest_of(c.words, 1), "' was drawn");
         move(p->x, p->y);
     }
-    if ((name == "click" || name == "click-button") && f == 1) push_button(SDL_BUTTON_LEFT, true);  // held one frame, then up
+    // Held one frame, then released. Dear ImGui 1.86's SDL backend reads the button's state from SDL
+    // and only needs the press; 1.87 and later take both from the events, so the release is sent too.
+    if ((name == "click" || name == "click-button") && f == 1) push_button(SDL_BUTTON_LEFT, true);
+    if ((name == "click" || name == "click-button") && f == 2) push_button(SDL_BUTTON_LEFT, false);
     if (name == "drag") {
         // Pressed every frame while held: ImGui's SDL backend reads a pushed press as "down this frame".
         if (f >= 1 && f <= 5) {
             move(mouse_x_ + std::stof(c.words[1]) / 5, mouse_y_ + std::stof(c.words[2]) / 5);
         }
         if (f <= 5) push_button(SDL_BUTTON_LEFT, true);
+        if (f == 6) push_button(SDL_BUTTON_LEFT, false);
     }
     if (name == "wheel" && f == 0) {
         const int notches = std::stoi(c.words[1]);
@@ -163,6 +167,9 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
             SDL_Event e{};
             e.type = SDL_MOUSEWHEEL;
             e.wheel.y = notches > 0 ? 1 : -1;
+#if SDL_VERSION_ATLEAST(2, 0, 18)
+            e.wheel.preciseY = float(e.wheel.y);  // what Dear ImGui 1.89.3's SDL2 backend and later read
+#endif
             SDL_PushEvent(&e);
         }
     }

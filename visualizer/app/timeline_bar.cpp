@@ -6,6 +6,7 @@
 #include <string>
 
 #include "visualizer/app/colors.h"
+#include "visualizer/app/key_pressed.h"
 #include "visualizer/app/ui_targets.h"
 
 namespace tinyamp::viz {
@@ -56,15 +57,15 @@ void draw_timeline(Document& document)
     if (ImGui::Button("|<")) { stepper.to_start(); moved(); }
     note_item("|<");
     ImGui::SameLine();
-    if (ImGui::Button("< back") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)))) { stepper.step_back(); moved(); }
+    if (ImGui::Button("< back") || (keys && key_pressed(ImGuiKey_LeftArrow))) { stepper.step_back(); moved(); }
     note_item("< back");
     ImGui::SameLine();
-    if (ImGui::Button(stepper.playing() ? "pause" : "play ") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space)))) {
+    if (ImGui::Button(stepper.playing() ? "pause" : "play ") || (keys && key_pressed(ImGuiKey_Space))) {
         stepper.playing() ? stepper.pause() : stepper.play();
         moved();
     }
     ImGui::SameLine();
-    if (ImGui::Button("step >") || (keys && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))) { stepper.step_forward(); moved(); }
+    if (ImGui::Button("step >") || (keys && key_pressed(ImGuiKey_RightArrow))) { stepper.step_forward(); moved(); }
     note_item("step >");
     ImGui::SameLine();
     if (ImGui::Button(">|")) { stepper.to_end(); moved(); }
