@@ -12,6 +12,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/minifloat_convert.h"
 #include "tinyamp/core/error.h"
+#include "tinyamp/core/bit_cast.h"
 
 namespace tinyamp::kernels::cpu {
 namespace {
@@ -30,7 +31,7 @@ float round_to_odd_f32(std::int64_t x)
     const int drop = top - 23;
     const bool sticky = (magnitude & ((std::uint64_t{1} << drop) - 1)) != 0;
     const float kept = float(magnitude >> drop) * float(std::uint64_t{1} << drop);  // exact: 24 bits times a power of two
-    const float odd = std::bit_cast<float>(std::bit_cast<std::uint32_t>(kept) | (sticky ? 1u : 0u));
+    const float odd = tinyamp::bit_cast<float>(tinyamp::bit_cast<std::uint32_t>(kept) | (sticky ? 1u : 0u));
     return negative ? -odd : odd;
 }
 

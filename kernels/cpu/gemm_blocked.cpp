@@ -92,9 +92,30 @@ std::byte* thread_shared_workspace(std::size_t bytes) { return shared_workspace.
 
 void trim_thread_shared_workspace() { shared_workspace.trim(); }
 
+#if defined(__cpp_lib_atomic_ref)
+using AtomicState = std::atomic_ref<std::uint32_t>;
+#else
+// Emscripten 3.1.6's libc++ (the web build, one thread) has no std::atomic_ref: the three
+// operations used here, on the GCC/Clang builtins std::atomic_ref is made of.
+class AtomicState {
+public:
+    explicit AtomicState(std::uint32_t& value) : value_(&value) {}
+    std::uint32_t load(std::memory_order order) const { return __atomic_load_n(value_, int(order)); }
+    void store(std::uint32_t desired, std::memory_order order) { __atomic_store_n(value_, desired, int(order)); }
+    bool compare_exchange_strong(std::uint32_t& expected, std::uint32_t desired, std::memory_order order)
+    {
+        return __atomic_compare_exchange_n(value_, &expected, desired, false, int(order),
+                                           order == std::memory_order_acquire ? __ATOMIC_ACQUIRE : __ATOMIC_SEQ_CST);
+    }
+
+private:
+    std::uint32_t* value_;
+};
+#endif
+
 bool claim_block(std::uint32_t& state)
 {
-    std::atomic_ref<std::uint32_t> atomic_state(state);
+    AtomicState atomic_state(state);
     std::uint32_t seen = atomic_state.load(std::memory_order_acquire);
     if (seen == kBlockPacked) return false;
     if (seen == kBlockNotPacked && atomic_state.compare_exchange_strong(seen, kBlockBeingPacked, std::memory_order_acquire))
@@ -111,7 +132,7 @@ bool claim_block(std::uint32_t& state)
     return false;
 }
 
-void publish_block(std::uint32_t& state) { std::atomic_ref<std::uint32_t>(state).store(kBlockPacked, std::memory_order_release); }
+void publish_block(std::uint32_t& state) { AtomicState(state).store(kBlockPacked, std::memory_order_release); }
 
 std::size_t thread_workspace_capacity() { return workspace.capacity; }
 

@@ -7,6 +7,7 @@
 #include "kernels/cpu/minifloat_convert.h"
 #include "kernels/cpu/minifloat_encode_steps.h"
 #include "tinyamp/core/error.h"
+#include "tinyamp/core/bit_cast.h"
 
 namespace tinyamp::kernels::cpu {
 
@@ -31,7 +32,7 @@ struct Encoded {
 
 Encoded encode_signed(const EncodeConstants& c, float x)
 {
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    const std::uint32_t bits = tinyamp::bit_cast<std::uint32_t>(x);
     const std::uint32_t a = bits & 0x7FFFFFFF;
     const bool negative = bits >> 31;
     const std::uint32_t magnitude = minifloat_steps::rounded_magnitude(c, a);
@@ -45,7 +46,7 @@ Encoded encode_signed(const EncodeConstants& c, float x)
 
 Encoded encode_e8m0(const EncodeConstants& c, float x)
 {
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    const std::uint32_t bits = tinyamp::bit_cast<std::uint32_t>(x);
     const std::uint32_t a = bits & 0x7FFFFFFF;
     const std::uint32_t rounded = minifloat_steps::e8m0_rounded_code(a);
     const bool nan = a > 0x7F800000;

@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstdint>
 
+#include "tinyamp/core/bit_cast.h"
 #include "tinyamp/core/minifloat.h"
 
 namespace tinyamp::kernels::cpu::minifloat_steps {
@@ -43,7 +44,7 @@ inline EncodeConstants encode_constants(const minifloat::Format& f, minifloat::O
     const int min_exponent = 1 - f.bias;
     c.min_normal_bits = std::uint32_t(min_exponent + 127) << 23;
     c.magic_bits = std::uint32_t(min_exponent - f.mantissa_bits + 23 + 127) << 23;
-    c.magic = std::bit_cast<float>(c.magic_bits);
+    c.magic = tinyamp::bit_cast<float>(c.magic_bits);
     c.drop = 23 - f.mantissa_bits;
     c.round_bias = (std::uint32_t{1} << (c.drop - 1)) - 1;
     c.rebias = std::uint32_t(127 - f.bias) << f.mantissa_bits;
@@ -61,7 +62,7 @@ inline std::uint32_t rounded_magnitude(const EncodeConstants& c, std::uint32_t a
 {
     const std::uint32_t lowest_kept = (a >> c.drop) & 1;
     const std::uint32_t normal = ((a + c.round_bias + lowest_kept) >> c.drop) - c.rebias;
-    const std::uint32_t subnormal = std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) + c.magic) - c.magic_bits;
+    const std::uint32_t subnormal = tinyamp::bit_cast<std::uint32_t>(tinyamp::bit_cast<float>(a) + c.magic) - c.magic_bits;
     return a < c.min_normal_bits ? subnormal : normal;
 }
 

@@ -32,9 +32,9 @@ double best_gflops(Loop loop, double multiply_adds)
     return best;
 }
 
+#if defined(__x86_64__)
 volatile float sink;  // the loops' results go here, so the compiler cannot drop them
 
-#if defined(__x86_64__)
 // acc = acc * 0.999 + 0.001 tends to 1: no overflow, no subnormals, whatever the count.
 __attribute__((target("avx2,fma"), noinline)) void fma256_loop(std::int64_t iterations)
 {

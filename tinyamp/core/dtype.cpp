@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "tinyamp/core/error.h"
+#include "tinyamp/core/bit_cast.h"
 
 namespace tinyamp {
 namespace {
@@ -99,7 +100,7 @@ std::string bit_pattern(double value, DType dtype)
     std::uint64_t bits = 0;
     bool has_sign = true;
     switch (dtype) {
-    case DType::f64: bits = std::bit_cast<std::uint64_t>(value); break;
+    case DType::f64: bits = tinyamp::bit_cast<std::uint64_t>(value); break;
     case DType::f32: bits = Binary32::from_double(value); break;
     case DType::f16: bits = Binary16::from_double(value); break;
     case DType::bf16: bits = BFloat16Format::from_double(value); break;

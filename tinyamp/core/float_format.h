@@ -12,6 +12,8 @@
 /// Going through double is safe: f32 -> double is exact, so f32 -> f16 via double rounds only once.
 /// Integers have their own entry (from_int64) so they too are rounded only once.
 
+#include "tinyamp/core/bit_cast.h"
+
 #include <bit>
 #include <cstdint>
 
@@ -21,7 +23,7 @@ namespace tinyamp {
 constexpr double pow2(int k)
 {
     if (k < -1022) return pow2(k + 64) * pow2(-64);  // a subnormal power of two: still exact
-    return std::bit_cast<double>(std::uint64_t(k + 1023) << 52);
+    return tinyamp::bit_cast<double>(std::uint64_t(k + 1023) << 52);
 }
 
 /// An IEEE 754 binary format with \p E exponent bits and \p M stored mantissa bits (plus a sign
@@ -95,7 +97,7 @@ template <int E, int M>
 constexpr typename FloatFormat<E, M>::Bits FloatFormat<E, M>::from_double(double v)
 {
     constexpr std::uint64_t d_mantissa_mask = (std::uint64_t{1} << 52) - 1;
-    const std::uint64_t x = std::bit_cast<std::uint64_t>(v);
+    const std::uint64_t x = tinyamp::bit_cast<std::uint64_t>(v);
     const bool negative = x >> 63;
     const std::uint64_t ax = x & ~(std::uint64_t{1} << 63);
     if (ax >= 0x7ff0000000000000u) {  // inf, or NaN: quiet it and keep the top payload bits
@@ -125,14 +127,14 @@ constexpr double FloatFormat<E, M>::to_double(Bits bits)
     const std::uint64_t d_sign = negative ? (std::uint64_t{1} << 63) : 0;
     if (field == (exponent_mask >> M)) {  // inf or NaN (NaN: set the quiet bit, keep the payload)
         const std::uint64_t nan_bits = fraction ? (std::uint64_t{1} << 51) | (fraction << (52 - M)) : 0;
-        return std::bit_cast<double>(d_sign | 0x7ff0000000000000u | nan_bits);
+        return tinyamp::bit_cast<double>(d_sign | 0x7ff0000000000000u | nan_bits);
     }
     if (field == 0) {  // zero or subnormal: fraction * 2^(min_exponent - M), exact in double
         const double magnitude = double(fraction) * pow2(min_exponent - M);
         return negative ? -magnitude : magnitude;
     }
     const std::uint64_t d_field = std::uint64_t(int(field) - bias + 1023);
-    return std::bit_cast<double>(d_sign | (d_field << 52) | (fraction << (52 - M)));
+    return tinyamp::bit_cast<double>(d_sign | (d_field << 52) | (fraction << (52 - M)));
 }
 
 using Binary16 = FloatFormat<5, 10>;  ///< IEEE binary16, tinyamp's f16 (Half)

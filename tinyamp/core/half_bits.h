@@ -7,6 +7,8 @@
 /// to_double), which stay the reference: tests compare the two over every 16-bit pattern and
 /// millions of f32 values.
 
+#include "tinyamp/core/bit_cast.h"
+
 #include <bit>
 #include <cstdint>
 
@@ -17,7 +19,7 @@ namespace tinyamp::half_bits {
 /// the exponent by itself (up to inf), subnormals round the same way. NaN stays NaN, made quiet.
 constexpr std::uint16_t bf16_from_f32(float value)
 {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t u = tinyamp::bit_cast<std::uint32_t>(value);
     if ((u & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((u >> 16) | 0x0040u);
     return std::uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
@@ -27,14 +29,14 @@ constexpr float f32_from_bf16(std::uint16_t bits)
 {
     std::uint32_t u = std::uint32_t(bits) << 16;
     if ((u & 0x7fffffffu) > 0x7f800000u) u |= 0x00400000u;
-    return std::bit_cast<float>(u);
+    return tinyamp::bit_cast<float>(u);
 }
 
 /// f32 -> f16, round to nearest, ties to even, with f16's subnormals, overflow to inf, NaN quiet
 /// with its top payload bits.
 constexpr std::uint16_t f16_from_f32(float value)
 {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t u = tinyamp::bit_cast<std::uint32_t>(value);
     const std::uint32_t sign = (u >> 16) & 0x8000u;
     const std::uint32_t a = u & 0x7fffffffu;
     if (a > 0x7f800000u) return std::uint16_t(sign | 0x7e00u | ((a >> 13) & 0x3ffu));  // NaN
@@ -58,10 +60,10 @@ constexpr float f32_from_f16(std::uint16_t bits)
 {
     const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;
     const std::uint32_t field = (bits >> 10) & 0x1fu, fraction = bits & 0x3ffu;
-    if (field == 0x1fu) return std::bit_cast<float>(sign | 0x7f800000u | (fraction ? 0x00400000u | (fraction << 13) : 0u));
-    if (field != 0) return std::bit_cast<float>(sign | ((field + 112u) << 23) | (fraction << 13));
+    if (field == 0x1fu) return tinyamp::bit_cast<float>(sign | 0x7f800000u | (fraction ? 0x00400000u | (fraction << 13) : 0u));
+    if (field != 0) return tinyamp::bit_cast<float>(sign | ((field + 112u) << 23) | (fraction << 13));
     const float magnitude = float(fraction) * 0x1p-24f;  // subnormal or zero: exact in f32
-    return std::bit_cast<float>(sign | std::bit_cast<std::uint32_t>(magnitude));
+    return tinyamp::bit_cast<float>(sign | tinyamp::bit_cast<std::uint32_t>(magnitude));
 }
 
 }  // namespace tinyamp::half_bits

@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "tinyamp/core/float_format.h"  // pow2
+#include "tinyamp/core/bit_cast.h"
 
 namespace tinyamp::minifloat {
 
@@ -210,7 +211,7 @@ constexpr std::uint8_t encode_e8m0(std::uint32_t bits, Overflow mode)
 /// as detail::encode_e8m0 says.
 constexpr std::uint8_t encode(const Format& f, float x, Overflow overflow)
 {
-    const auto bits = std::bit_cast<std::uint32_t>(x);
+    const auto bits = tinyamp::bit_cast<std::uint32_t>(x);
     if (f.specials == Specials::fnu) return detail::encode_e8m0(bits, overflow);
     const bool negative = bits >> 31;
     const std::uint32_t abs_bits = bits & 0x7FFFFFFF;
@@ -255,10 +256,10 @@ constexpr float round_to_odd_f32(double x)
 {
     const float nearest = static_cast<float>(x);
     if (x != x || static_cast<double>(nearest) == x) return nearest;  // NaN, or exact (inf included)
-    std::uint32_t bits = std::bit_cast<std::uint32_t>(nearest);
+    std::uint32_t bits = tinyamp::bit_cast<std::uint32_t>(nearest);
     const bool rounded_away = (nearest < 0 ? -static_cast<double>(nearest) : static_cast<double>(nearest)) > (x < 0 ? -x : x);
     if (rounded_away) --bits;  // one step toward zero: the truncation (inf - 1 step is FLT_MAX)
-    return std::bit_cast<float>(bits | 1u);
+    return tinyamp::bit_cast<float>(bits | 1u);
 }
 
 /// encode() for a double: the code of the value nearest to \p x, rounded once (through

@@ -1,6 +1,8 @@
 #include "tinyamp/core/storage.h"
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
 #include <sys/sysinfo.h>
+#endif
 
 #include <cstdlib>
 #include <iomanip>
@@ -113,10 +115,16 @@ std::int64_t machine_memory_bytes()
 {
     // Read once: every CPU Storage asks, and a system call per tensor would cost more than a
     // small op's work.
+    // 0 where it is not known (not Linux, or Emscripten, whose sysinfo() is declared but absent):
+    // then nothing is refused ahead, and an allocation too large fails as it happens.
     static const std::int64_t bytes = [] {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
         struct sysinfo info {};
         if (::sysinfo(&info) != 0) return std::int64_t{0};
         return (std::int64_t(info.totalram) + std::int64_t(info.totalswap)) * std::int64_t(info.mem_unit);
+#else
+        return std::int64_t{0};
+#endif
     }();
     return bytes;
 }

@@ -2,7 +2,7 @@
 
 #include <zlib.h>
 
-#include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cerrno>
@@ -81,12 +81,25 @@ std::vector<std::string_view> split_fields(std::string_view line)
     }
 }
 
+// Reads `field` as std::from_chars reads a double: plain decimal or scientific, an optional '-',
+// nothing else around it (no '+', no hex), in range. (from_chars itself is missing for doubles
+// in the libc++ of Emscripten 3.1.6, the web build's, and of Apple's Clang before LLVM 20.)
+bool read_decimal(std::string_view field, double& value)
+{
+    if (field.empty() || field.find_first_of("xX") != std::string_view::npos) return false;
+    const unsigned char first = static_cast<unsigned char>(field[0]);
+    if (!(std::isdigit(first) || first == '-' || first == '.')) return false;
+    const std::string text(field);
+    char* stop = nullptr;
+    errno = 0;
+    value = std::strtod(text.c_str(), &stop);
+    return stop == text.c_str() + text.size() && errno != ERANGE;
+}
+
 double parse_number(std::string_view field, const LineReader& reader, std::size_t column)
 {
     double value = 0.0;
-    const char* end = field.data() + field.size();
-    const auto [stop, error] = std::from_chars(field.data(), end, value);
-    TINYAMP_CHECK(!field.empty() && error == std::errc() && stop == end && std::isfinite(value), io, "data file '",
+    TINYAMP_CHECK(read_decimal(field, value) && std::isfinite(value), io, "data file '",
                   reader.path(), "' line ", reader.line_number(), " column ", column + 1, ": '", field,
                   "' is not a finite number");
     return value;

@@ -1,7 +1,9 @@
 #include "tinyamp/nn/module.h"
 
-#include <charconv>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -220,9 +222,15 @@ std::string Module::py_float(double value)
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
     // The shortest digits that read back to `value`, then Python's layout for them: positional
     // for exponents -4..15 ("0.0001", "1.0"), else scientific with two exponent digits ("1e-05").
-    char buffer[32];
-    const auto end = std::to_chars(buffer, buffer + sizeof buffer, std::abs(value), std::chars_format::scientific).ptr;
-    const std::string text(buffer, end);  // "d.ddde-XX" or "de+XX"
+    // (std::to_chars would give them directly, but Emscripten 3.1.6's libc++, the web build's, has
+    // it for integers only: so the fewest digits after the point that read back, 0 to 16.)
+    std::string text;  // "d.ddde-XX" or "de+XX"
+    for (int decimals = 0; decimals <= 16; ++decimals) {
+        char buffer[32];
+        const int length = std::snprintf(buffer, sizeof buffer, "%.*e", decimals, std::abs(value));
+        text.assign(buffer, std::size_t(std::clamp(length, 0, int(sizeof buffer) - 1)));
+        if (std::strtod(buffer, nullptr) == std::abs(value)) break;
+    }
     const std::size_t e = text.find('e');
     std::string digits = text.substr(0, e);
     if (digits.size() > 1) digits.erase(1, 1);  // drop the point

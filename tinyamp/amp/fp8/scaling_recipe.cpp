@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "tinyamp/core/error.h"
+#include "tinyamp/core/bit_cast.h"
 
 namespace tinyamp::amp {
 
@@ -150,7 +151,7 @@ std::uint8_t mx_block_scale(float block_amax, const minifloat::Format& element, 
     if (mode == ScaleCalculationMode::floor) {
         // torchao reads amax's f32 exponent field and unbiases it: floor(log2 amax) for a normal
         // amax, -127 for 0 and the f32 subnormals, 128 for inf.
-        const int field = int((std::bit_cast<std::uint32_t>(block_amax) >> 23) & 0xFF);
+        const int field = int((tinyamp::bit_cast<std::uint32_t>(block_amax) >> 23) & 0xFF);
         exponent = (field - kBias) - emax_of(element);
     } else {
         // torchao: descale = max_abs / max_pos (f32), exponent = ceil(log2(descale)). torchao takes
