@@ -42,4 +42,14 @@ for source in "$root"/docs/diagrams/*.dot; do
     stale=1
   fi
 done
+# dot measures text with the font fontconfig gives for "Helvetica"; the SVGs were rendered where
+# that is DejaVu Sans (fonts-dejavu-core, which install-deps installs). Another font there (e.g.
+# ttf-bitstream-vera's) moves every box, and this check fails with no change to any .dot file.
+if [ "$stale" -ne 0 ] && command -v fc-match >/dev/null; then
+  helvetica="$(fc-match -f '%{family[0]}' Helvetica 2>/dev/null || true)"
+  if [ -n "$helvetica" ] && [ "$helvetica" != "DejaVu Sans" ]; then
+    echo "docs-diagrams: note: here \"Helvetica\" is drawn with '$helvetica', not DejaVu Sans as where the SVGs were made;" \
+         "if no .dot changed, that is the difference (fc-match Helvetica; remove the font, or re-render and compare)" >&2
+  fi
+fi
 exit "$stale"
