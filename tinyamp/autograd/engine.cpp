@@ -26,8 +26,20 @@ Tensor conform(const Tensor& grad, const TensorMeta& meta, const Node& node, std
     return grad.dtype() == meta.dtype ? grad : grad.to(meta.dtype);
 }
 
-struct NodeOrder {  // the ready node with the largest sequence number (made last) runs first
-    bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
+// The ready node with the largest sequence number (made last) runs first; among equal ones (the
+// leaves' AccumulateGrad nodes all have 0) the one that became ready first. Without that second
+// rule the order among them was the standard library's heap's: GCC's and Clang's differ, and so
+// did the traces of the native and the web build.
+struct ReadyNode {
+    Node* node;
+    std::uint64_t became_ready;
+};
+struct NodeOrder {
+    bool operator()(const ReadyNode& a, const ReadyNode& b) const
+    {
+        if (a.node->sequence_nr != b.node->sequence_nr) return a.node->sequence_nr < b.node->sequence_nr;
+        return a.became_ready > b.became_ready;
+    }
 };
 
 using Roots = std::vector<std::pair<Edge, Tensor>>;
@@ -97,7 +109,8 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         Tensor& slot = arrived[to];
         slot = slot.defined() ? add(slot, grad) : grad;
     };
-    std::priority_queue<Node*, std::vector<Node*>, NodeOrder> ready;
+    std::priority_queue<ReadyNode, std::vector<ReadyNode>, NodeOrder> ready;
+    std::uint64_t readied = 0;
     std::vector<std::shared_ptr<Node>> keep_alive;  // nodes stay valid while we walk them
     for (const auto& [edge, grad] : roots) {
         deliver(edge.node.get(), grad);
@@ -107,10 +120,10 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     for (const auto& [edge, grad] : roots)
         if (pending[edge.node.get()] == 0) {
             pending[edge.node.get()] = -1;  // queued
-            ready.push(edge.node.get());
+            ready.push({edge.node.get(), readied++});
         }
     while (!ready.empty()) {
-        Node* node = ready.top();
+        Node* node = ready.top().node;
         ready.pop();
         const Tensor grad_output = std::move(arrived[node]);
         arrived.erase(node);
@@ -130,7 +143,7 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
                     tracer->sent(next.node.get(), grad);
                 }
             }
-            if (--pending[next.node.get()] == 0) ready.push(next.node.get());
+            if (--pending[next.node.get()] == 0) ready.push({next.node.get(), readied++});
         }
         if (tracer && grad_output.defined()) tracer->ran(*node, grad_output, grads, passed);
     }

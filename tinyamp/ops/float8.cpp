@@ -267,7 +267,12 @@ struct Fp8LinearOp {
             grad_x = product(cg, cast_rows(padded_to(transposed(b), np), plan_w), m, k, np);
             CastPlan plan_g = config.plan("grad_output (transposed)", gf, nullptr);
             CastPlan plan_x = config.plan("input (transposed)", config.forward_format(), nullptr);
-            grad_w = product(cast_rows(padded_to(transposed(g), mp), plan_g), cast_rows(padded_to(transposed(a), mp), plan_x), n, k, mp);
+            // Named, so that every compiler casts (and the trace lists) the input before grad_output:
+            // as arguments of product() their order was the compiler's (GCC: right to left, Clang,
+            // the web build's: left to right), and the traces differed.
+            const Cast x_t = cast_rows(padded_to(transposed(a), mp), plan_x);
+            const Cast g_t = cast_rows(padded_to(transposed(g), mp), plan_g);
+            grad_w = product(g_t, x_t, n, k, mp);
         } else {
             // The forward's codes, transposed (the same codes a cast of the transpose would give).
             const auto reuse = [&](const Tensor& codes, float scale) {

@@ -144,7 +144,11 @@ Tensor Gpt::forward_probed(const Tensor& idx, GptProbe* probe)
     TINYAMP_CHECK(t <= config.block_size, value, "GPT: a sequence of ", t, " tokens is longer than block_size ", config.block_size,
                   "; cut it or build the model with a larger block_size");
     const Tensor positions = arange(t);
-    Tensor x = add((*wte)(idx), (*wpe)(positions));
+    // Named, so the token embedding runs before the position embedding on every compiler (as
+    // arguments of add() their order was the compiler's, and the native and web traces differed).
+    const Tensor tok_emb = (*wte)(idx);
+    const Tensor pos_emb = (*wpe)(positions);
+    Tensor x = add(tok_emb, pos_emb);
     if (probe) probe->blocks.assign(blocks.size(), BlockStats{});
     // Through operator() when nothing is probed, so a trace shows each block's frame.
     for (std::size_t i = 0; i < blocks.size(); ++i) x = probe ? blocks[i]->forward_probed(x, &probe->blocks[i]) : (*blocks[i])(x);

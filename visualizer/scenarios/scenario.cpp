@@ -99,7 +99,9 @@ std::vector<data::Batch> micro_batches(const data::Batch& batch, std::int64_t m,
 // Gpt::forward_probed without a probe, but through each block's operator() (scenario.h says why).
 Tensor gpt_scenario_logits(train::Gpt& gpt, const Tensor& idx)
 {
-    Tensor x = add((*gpt.wte)(idx), (*gpt.wpe)(arange(idx.size(1))));
+    const Tensor tok_emb = (*gpt.wte)(idx);  // named: the same order on every compiler (GptModel::forward)
+    const Tensor pos_emb = (*gpt.wpe)(arange(idx.size(1)));
+    Tensor x = add(tok_emb, pos_emb);
     for (const std::shared_ptr<train::GptBlock>& block : gpt.blocks) x = (*block)(x);
     return (*gpt.lm_head)((*gpt.ln_f)(x));
 }
