@@ -6,22 +6,26 @@
 #
 #   scripts/install-deps.sh           what the library, tools and tests need
 #   scripts/install-deps.sh --bench   that, plus the benchmark-only packages (scripts/bench.sh)
+#   scripts/install-deps.sh --web     that, plus what the web page needs (scripts/web.sh): Emscripten,
+#                                     the tools that build Graphviz from source, Chromium for its test
 #   scripts/install-deps.sh --quiet   apt's output goes to a log file in ${TMPDIR:-/tmp}; one
 #                                     progress line instead (on failure: the log's last 40 lines),
 #                                     or one line saying that every package is installed
-# The options combine (--bench --quiet).
+# The options combine (--bench --web --quiet).
 #
 # Installing needs root. As root it runs apt-get. As another user it uses sudo when sudo can run
 # here: without a password (`sudo -n true` succeeds), or with a terminal on which sudo can ask for
 # one. Otherwise it prints the missing packages and the one command to run as root, and exits 1.
 set -euo pipefail
 
-valid_options="--bench (also the benchmark packages), --quiet (apt's output to a log file, one progress line)"
+valid_options="--bench (also the benchmark packages), --web (also the web page's), --quiet (apt's output to a log file, one progress line)"
 with_bench=0
+with_web=0
 quiet=0
 for arg in "$@"; do
   case "$arg" in
     --bench) with_bench=1 ;;
+    --web) with_web=1 ;;
     --quiet) quiet=1 ;;
     *) echo "install-deps: unknown option '$arg'; the valid options are $valid_options" >&2; exit 2 ;;
   esac
@@ -52,6 +56,14 @@ if [ "$with_bench" -eq 1 ]; then
     libbenchmark-dev         # Google Benchmark: the timing loops of tinyamp-bench
     libopenblas-dev          # OpenBLAS sgemm: the f32 GEMM peer
     libdnnl-dev              # oneDNN: the bf16 GEMM peer
+  )
+fi
+if [ "$with_web" -eq 1 ]; then
+  packages+=(
+    emscripten               # em++: the library, the visualizer and Dear ImGui to WebAssembly (3.1.6, offline)
+    dpkg-dev                 # dpkg-source: unpacks Debian's source packages (Dear ImGui, zlib, Graphviz) with their patches
+    bison flex               # Graphviz's DOT and HTML-label parsers, generated as its own build does
+    chromium chromium-driver python3-selenium  # the page's test in a real, headless browser
   )
 fi
 

@@ -22,6 +22,13 @@ stage "Release build (warnings are errors), all tests"
 "$root/scripts/build.sh" "$root/build" -DTINYAMP_CUDA=ON
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
+# The web page: tinyamp-viz in WebAssembly (scripts/web.sh installs Emscripten and Chromium, and
+# fetches Dear ImGui, zlib and Graphviz from Debian's source packages), then its test in headless
+# Chromium (tests/web/browser_check.py; skipped in the stage above, before the page existed).
+stage "Web page (scripts/web.sh) and its test in headless Chromium"
+"$root/scripts/web.sh"
+(cd "$root/build" && ctest --output-on-failure -L '^web$')
+
 # The speed claims (lesson 1) and the GEMM tiers depend on the CPU, so they run once for each level
 # TINYAMP_CPU can cap this machine's features to: every branch of the claims is checked where the
 # hardware allows. Levels that leave the same features in use (avx512 on a CPU without AVX-512,

@@ -21,9 +21,13 @@ bool radio_pair(const char* label, bool& first, const char* first_name, const ch
     ImGui::TextUnformatted(label);
     ImGui::SameLine(ui_px(110));
     bool changed = false;
+    // Noted as "dtype f16" (the label without its indent, then the choice) for scripts and the browser test.
+    const std::string noted = std::string(label).substr(std::string(label).find_first_not_of(' ')) + " ";
     if (ImGui::RadioButton(first_name, first)) changed = !first, first = true;
+    note_item(noted + first_name);
     ImGui::SameLine();
     if (ImGui::RadioButton(second_name, !first)) changed = first, first = false;
+    note_item(noted + second_name);
     return changed;
 }
 
@@ -79,6 +83,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     }
 
     changed |= ImGui::Checkbox("autocast", &o.autocast);
+    note_item("autocast");
     if (o.autocast) {
         bool bf16 = o.dtype == DType::bf16;
         if (radio_pair("  dtype", bf16, "bf16", "f16")) {
@@ -93,6 +98,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
         if (o.table.entries() != amp::PolicyTable::builtin(cpu ? DeviceType::cpu : DeviceType::cuda).entries())
             ImGui::TextDisabled("  (edited: see the policy table tab)");
         changed |= ImGui::Checkbox("cast cache", &o.cache_enabled);
+        note_item("cast cache");
         int micro = int(o.micro_batches);
         ImGui::SetNextItemWidth(ui_px(120));
         if (ImGui::SliderInt("forward passes per region", &micro, 1, 4)) o.micro_batches = micro, changed = true;
@@ -101,6 +107,7 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     }
 
     changed |= ImGui::Checkbox("GradScaler", &o.scaler);
+    note_item("GradScaler");
     if (o.scaler) {
         int log2_scale = int(std::lround(std::log2(o.scaler_options.init_scale)));
         ImGui::SetNextItemWidth(ui_px(120));

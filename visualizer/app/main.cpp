@@ -129,7 +129,6 @@ int main(int argc, char** argv)
                                  "Run it on a desktop, under Xvfb, or headless with --screenshot out.png.\n");
             return 2;
         }
-        ImGui::GetIO().FontDefault = platform.ui_font();
         VizApp app(options, platform.graph_font());
         std::optional<ScriptDriver> driver;
         if (!script.empty()) {

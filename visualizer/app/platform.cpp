@@ -11,47 +11,17 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 #include <vector>
+
+#include "visualizer/app/imgui_setup.h"
 
 namespace tinyamp::viz {
 namespace {
 
-// DejaVu Sans has the arrows and subscripts the labels use ("f32→bf16", "log₂"); ImGui's built-in
-// font has only ASCII. The file: $TINYAMP_VIZ_FONT if set, else where CMake found it at configure
-// time (TINYAMP_VIZ_FONT_PATH, the cache variable TINYAMP_VIZ_FONT); without one, the built-in font.
-std::string font_path()
-{
-    if (const char* from_environment = std::getenv("TINYAMP_VIZ_FONT"); from_environment && *from_environment) return from_environment;
-#ifdef TINYAMP_VIZ_FONT_PATH
-    return TINYAMP_VIZ_FONT_PATH;
-#else
-    return {};
-#endif
-}
-
-ImFont* load_font(float size, const ImWchar* ranges)
-{
-    ImGuiIO& io = ImGui::GetIO();
-    const std::string path = font_path();
-    if (!path.empty() && std::filesystem::exists(path)) {
-        if (ImFont* font = io.Fonts->AddFontFromFileTTF(path.c_str(), size, nullptr, ranges)) return font;
-    }
-    static bool warned = false;  // two fonts are loaded: say it once
-    if (!warned) {
-        warned = true;
-        std::fprintf(stderr, "tinyamp-viz: DejaVuSans.ttf %s; using ImGui's built-in font, so arrows such as f32→bf16 show as '?'. "
-                             "Install DejaVu Sans (Debian: fonts-dejavu-core) and reconfigure, or set TINYAMP_VIZ_FONT=/path/to/DejaVuSans.ttf\n",
-                     path.empty() ? "was not found when the build was configured" : ("not found at " + path).c_str());
-    }
-    ImFontConfig config;
-    config.SizePixels = size;
-    return io.Fonts->AddFontDefault(&config);
-}
+SDL_Window* sdl(void* window) { return static_cast<SDL_Window*>(window); }
 
 std::runtime_error sdl_error(const char* what) { return std::runtime_error(std::string(what) + ": " + SDL_GetError()); }
 
@@ -65,40 +35,26 @@ Platform::Platform(const PlatformOptions& options)
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
     const Uint32 flags = SDL_WINDOW_OPENGL | (options.headless ? SDL_WINDOW_HIDDEN : SDL_WINDOW_SHOWN | SDL_WINDOW_RESIZABLE);
-    window_ = SDL_CreateWindow("tinyamp-viz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width, options.height, flags);
-    if (!window_) {
+    SDL_Window* const window = SDL_CreateWindow("tinyamp-viz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width, options.height, flags);
+    window_ = window;
+    if (!window) {
         SDL_Quit();
         throw sdl_error("SDL_CreateWindow failed");
     }
-    gl_context_ = SDL_GL_CreateContext(window_);
+    gl_context_ = SDL_GL_CreateContext(window);
     if (!gl_context_) {
-        SDL_DestroyWindow(window_);
+        SDL_DestroyWindow(window);
         SDL_Quit();
         throw sdl_error("SDL_GL_CreateContext failed (OpenGL 3.0 is needed; Mesa's llvmpipe has it)");
     }
-    SDL_GL_MakeCurrent(window_, gl_context_);
+    SDL_GL_MakeCurrent(window, gl_context_);
     SDL_GL_SetSwapInterval(options.headless ? 0 : 1);
 
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;  // no imgui.ini: every start looks the same
-    ImGui::StyleColorsDark();
-    ImGui::GetStyle().WindowRounding = 0;
-    ImGui::GetStyle().ScaleAllSizes(options.ui_scale);  // padding, spacing, scrollbars, ...
+    const ImGuiFonts fonts = start_imgui(options.ui_scale);
+    ui_font_ = fonts.ui;
+    graph_font_ = fonts.graph;
 
-    static ImVector<ImWchar> ranges;  // must outlive the font atlas build
-    if (ranges.empty()) {
-        ImFontGlyphRangesBuilder builder;
-        builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
-        builder.AddText("→←↑↓≤≥×·…–—₂∞²⁻⁰¹³⁴⁵⁶⁷⁸⁹▶■◀▾▸");
-        builder.BuildRanges(&ranges);
-    }
-    // Rasterized at the scaled size: sharp text, where ImGui's FontGlobalScale would stretch pixels.
-    ui_font_ = load_font(15.0f * options.ui_scale, ranges.Data);
-    graph_font_ = load_font(28.0f * options.ui_scale, ranges.Data);
-
-    ImGui_ImplSDL2_InitForOpenGL(window_, gl_context_);
+    ImGui_ImplSDL2_InitForOpenGL(window, gl_context_);
     ImGui_ImplOpenGL3_Init("#version 130");
 }
 
@@ -108,7 +64,7 @@ Platform::~Platform()
     ImGui_ImplSDL2_Shutdown();
     ImGui::DestroyContext();
     SDL_GL_DeleteContext(gl_context_);
-    SDL_DestroyWindow(window_);
+    SDL_DestroyWindow(sdl(window_));
     SDL_Quit();
 }
 
@@ -157,7 +113,7 @@ void Platform::render()
 void Platform::write_png(const std::string& path) const
 {
     int width = 0, height = 0;
-    SDL_GL_GetDrawableSize(window_, &width, &height);
+    SDL_GL_GetDrawableSize(sdl(window_), &width, &height);
     std::vector<unsigned char> pixels(std::size_t(width) * std::size_t(height) * 4);
     glFinish();
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -178,11 +134,11 @@ void Platform::write_png(const std::string& path) const
     }
 }
 
-void Platform::present() { SDL_GL_SwapWindow(window_); }
+void Platform::present() { SDL_GL_SwapWindow(sdl(window_)); }
 
 void Platform::warp_mouse(int x, int y)
 {
-    SDL_WarpMouseInWindow(window_, x, y);
+    SDL_WarpMouseInWindow(sdl(window_), x, y);
     mouse_warped_ = true;
 }
 

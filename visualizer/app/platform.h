@@ -1,9 +1,10 @@
 #pragma once
-// The window, the OpenGL context and Dear ImGui's SDL2 + OpenGL3 backends, and reading the
+// The window, the OpenGL context and Dear ImGui's platform + OpenGL3 backends, and reading the
 // last frame back as a PNG (the headless screenshot mode). Nothing tinyamp-specific here.
+// Two implementations of this one class: platform.cpp (SDL2, the native app) and
+// ../web/platform_web.cpp (Emscripten's GLFW on a WebGL2 canvas, the web page).
 #include <string>
 
-struct SDL_Window;
 struct ImFont;
 
 namespace tinyamp::viz {
@@ -43,13 +44,14 @@ public:
     void warp_mouse(int x, int y);
 
 private:
-    SDL_Window* window_ = nullptr;
-    void* gl_context_ = nullptr;
+    void* window_ = nullptr;  // SDL_Window* natively, GLFWwindow* on the web
+    // [[maybe_unused]]: members of the SDL2 platform only; the web one keeps its context in GLFW.
+    [[maybe_unused]] void* gl_context_ = nullptr;
     ImFont* ui_font_ = nullptr;
     ImFont* graph_font_ = nullptr;
     std::string dropped_;
-    bool quit_ = false;
-    bool mouse_warped_ = false;  // a script moves the mouse: begin_frame() reads SDL's mouse state
+    [[maybe_unused]] bool quit_ = false;
+    [[maybe_unused]] bool mouse_warped_ = false;  // a script moves the mouse: begin_frame() reads SDL's mouse state
 };
 
 }  // namespace tinyamp::viz

@@ -55,11 +55,9 @@ void push_key(SDL_Scancode code, bool down)
 // The centre of node `name` (e12, an op such as linear, backward:OP) in window pixels.
 ImVec2 node_center(const VizApp& app, const std::string& name, int line)
 {
-    const int node = app.document().find_node(name);
-    TINYAMP_CHECK(node >= 0, value, "script line ", line, ": no node '", name, "' (use e12, an op such as linear, or backward:OP)");
-    const GraphCamera& camera = app.camera();
-    const Vec2 c = camera.view.to_canvas(app.document().layout().nodes[std::size_t(node)].center);
-    return {camera.canvas_origin.x + c.x, camera.canvas_origin.y + c.y};
+    const std::optional<ImVec2> center = app.node_center(name);
+    TINYAMP_CHECK(center.has_value(), value, "script line ", line, ": no node '", name, "' (use e12, an op such as linear, or backward:OP)");
+    return *center;
 }
 
 // node_center(), for the mouse to go to: a node outside the canvas cannot be pointed at.

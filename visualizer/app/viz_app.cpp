@@ -229,4 +229,12 @@ void VizApp::frame(double seconds, float width, float height)
     ImGui::End();
 }
 
+std::optional<ImVec2> VizApp::node_center(const std::string& name) const
+{
+    const int node = document_->find_node(name);
+    if (node < 0) return std::nullopt;
+    const Vec2 c = camera_.view.to_canvas(document_->layout().nodes[std::size_t(node)].center);
+    return ImVec2(camera_.canvas_origin.x + c.x, camera_.canvas_origin.y + c.y);
+}
+
 }  // namespace tinyamp::viz

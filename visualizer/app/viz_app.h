@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "visualizer/app/app_options.h"
 #include "visualizer/app/document.h"
 #include "visualizer/app/graph_view.h"
 #include "visualizer/scenarios/scenario.h"
@@ -14,17 +15,6 @@
 struct ImFont;
 
 namespace tinyamp::viz {
-
-struct AppOptions {
-    std::string scenario = "mlp-bf16";  ///< a Scenario::names() preset
-    std::string trace_path;             ///< when set, show this trace JSON instead of a scenario
-    std::int64_t steps = 0;             ///< training steps to run before the first frame
-    std::string position = "end";       ///< the timeline: "end", "start", "backward" or a number of events
-    std::string select;                 ///< a node to inspect: "e12", an op name, or "backward:OP"
-    std::string tab = "scenario";       ///< the left panel's tab: scenario, policy, file
-    std::optional<double> zoom;         ///< when set, the first view is centred on the inspected node, its zoom times this
-    bool record_drawn = false;          ///< keep each frame's node boxes (camera().drawn) for --node-boxes
-};
 
 class VizApp {
 public:
@@ -38,6 +28,9 @@ public:
 
     const Document& document() const { return *document_; }
     const GraphCamera& camera() const { return camera_; }  ///< where the graph view looks (scripts read it)
+    /// The centre of node `name` (e12, an op such as linear, backward:OP) in window pixels, as
+    /// last drawn; nullopt when there is no such node. Scripts and the browser test click there.
+    std::optional<ImVec2> node_center(const std::string& name) const;
     const std::string& message() const { return message_; }
 
 private:

@@ -22,9 +22,19 @@ std::mutex& graphviz_mutex()
     return mutex;
 }
 
+#ifdef TINYAMP_GRAPHVIZ_BUILTIN_PLUGINS
+// The web build's Graphviz has no plugin loader: its plugins are linked in, listed in this table
+// (visualizer/web/graphviz_text_layout.cpp).
+extern "C" lt_symlist_t lt_preloaded_symbols[];
+#endif
+
 GVC_t* graphviz_context()
 {
+#ifdef TINYAMP_GRAPHVIZ_BUILTIN_PLUGINS
+    static GVC_t* const context = gvContextPlugins(lt_preloaded_symbols, 0);
+#else
     static GVC_t* const context = gvContext();
+#endif
     return context;
 }
 

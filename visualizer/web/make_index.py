@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Writes the web page's front page: one link per scenario of tinyamp-viz (Scenario::names()),
+each opening viz.html on it, with what it shows and the lesson that explains it.
+
+    make_index.py OUT.html
+
+The browser test (tests/web/browser_check.py) checks that every scenario the native
+`tinyamp-viz --list-scenarios` names has its link here, so a new scenario cannot be left out.
+"""
+import html
+import sys
+
+# name, what it shows, the lesson that explains it
+SCENARIOS = [
+    ("mlp-bf16", "An MLP on the digits under bf16 autocast: the casts autocast inserts, the cast cache's hits.", "05, 08"),
+    ("mlp-f16-scaler", "f16 autocast with a GradScaler: scaled gradients, an overflow, a skipped step, the scale halving.", "12, 13"),
+    ("mlp-f16", "f16 autocast without a scaler: gradients that underflow to zero.", "11"),
+    ("mlp-f32", "The same MLP in f32, no autocast: the baseline the others are compared with.", ""),
+    ("cnn-bf16", "A small CNN on the digits under bf16 autocast.", ""),
+    ("deep-bf16", "A deeper MLP under bf16 autocast, its modules folded into boxes you can open.", ""),
+    ("mlp-fp8-delayed", "FP8 with delayed scaling: amax histories and per-tensor scales.", "18"),
+    ("mlp-mxfp8", "MXFP8: one shared scale per block of 32 values.", "19"),
+    ("gpt", "A tiny GPT under bf16 autocast with the fused attention.", "20"),
+    ("gpt-composite", "The same GPT with attention composed of matmul and softmax.", "20"),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    rows = "\n".join(
+        f'  <li><a href="viz.html?scenario={html.escape(name)}">{html.escape(name)}</a>: {html.escape(text)} '
+        + (f'<span class="lesson">(lesson{"s" if "," in lesson else ""} {html.escape(lesson)})</span>' if lesson else "") + "</li>"
+        for name, text, lesson in SCENARIOS)
+    page = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tinyamp in the browser</title>
+<style>
+  body {{ max-width: 52em; margin: 2em auto; padding: 0 1em; font: 16px/1.5 sans-serif; color: #222; }}
+  .lesson {{ color: #777; }}
+  code {{ background: #f3f3f3; padding: 0 .2em; }}
+</style>
+</head>
+<body>
+<h1>tinyamp: mixed precision you can watch</h1>
+<p>Each link below trains a small model live in your browser, one step at a time, with tinyamp compiled to
+WebAssembly, and draws its computation graph colored by dtype, forward and backward. Step it, change the
+autocast dtype, turn the cast cache or the GradScaler on and off, and click any box to inspect its values.
+Nothing is installed; nothing leaves your machine.</p>
+<ul id="scenarios">
+{rows}
+</ul>
+<p>A link can also choose the first view, as <code>tinyamp-viz</code>'s command line does:
+<code>viz.html?scenario=mlp-f16-scaler&amp;steps=3&amp;select=backward:linear</code>
+(<code>scenario</code>, <code>steps</code>, <code>position</code>, <code>select</code>, <code>tab</code>,
+<code>zoom</code>, <code>ui-scale</code>).</p>
+</body>
+</html>
+"""
+    with open(sys.argv[1], "w", encoding="utf-8") as out:
+        out.write(page)
+
+
+if __name__ == "__main__":
+    main()
