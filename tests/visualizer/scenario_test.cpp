@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "tools/train/gpt_model.h"
+#include "visualizer/model/inspector.h"
+#include "visualizer/model/module_view.h"
 #include "visualizer/scenarios/scenario.h"
 
 using namespace tinyamp;
@@ -266,6 +268,23 @@ TEST_CASE("scenario: f16 with a GradScaler from 2^24 skips and halves, then grow
     CHECK_FALSE(h.back().skipped);
     for (const StepRecord& r : h) CHECK(std::isfinite(r.loss));  // recorded unscaled: the loss, not loss * scale
     CHECK(h.back().loss < 3.0);
+}
+
+TEST_CASE("scenario: mlp-f16-scaler's first step overflows, and the inspector says so first, where it began and that the step is skipped")
+{
+    const Scenario s(Scenario::preset("mlp-f16-scaler"));
+    REQUIRE(s.history().back().skipped);
+    const viz::StepContext step{.loss_scaled = true, .step_skipped = s.history().back().skipped};
+    const viz::ModuleView view = viz::build_module_view(s.trace(), viz::default_collapsed(trace::build_graph(s.trace())));
+    // The last Linear's backward, the first layer the gradient reaches: every value it hands on is inf.
+    const int last_linear = view.graph.find("m4b");
+    REQUIRE(last_linear >= 0);
+    const viz::NodeDetails nan = viz::inspect(s.trace(), view.graph, last_linear, step);
+    CHECK(nan.headline == "every value is inf: the scaled gradient overflowed f16 at the cast's backward (to, #38), so GradScaler skips this step");
+    CHECK(nan.value_range == "no finite values");
+    // The cast's backward turned the loss's f32 gradient (times 2^24) into f16: there it began.
+    const viz::NodeDetails origin = viz::inspect(s.trace(), view.graph, view.graph.find("e38"), step);
+    CHECK(origin.headline == "16 of 160 values are inf: the scaled gradient overflowed f16 here, so GradScaler skips this step");
 }
 
 TEST_CASE("scenario: without a scaler the scale is 1 and no step is skipped")

@@ -122,15 +122,20 @@ void log2_histogram(const trace::ValueStats& stats)
 
 }  // namespace
 
-void draw_inspector(const Document& document)
+void draw_inspector(const Document& document, const StepContext& step)
 {
     const int node = document.inspected();
     if (node < 0) {
         ImGui::TextWrapped("Nothing shown yet: step forward (→) or click a node.");
         return;
     }
-    const NodeDetails d = inspect(document.trace(), document.graph(), node);
+    const NodeDetails d = inspect(document.trace(), document.graph(), node, step);
     ImGui::TextUnformatted(d.title.c_str());
+    if (!d.headline.empty()) {  // what happened (NaN or inf), before anything else about the node
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", d.headline.c_str());
+        ImGui::PopStyleColor();
+    }
     ImGui::TextDisabled("%s%s", trace::node_kind_name(d.kind), document.selected() >= 0 ? "  (selected; click the canvas to follow the timeline)" : "  (the timeline's current event)");
     ImGui::Separator();
     if (!d.policy.empty()) {
@@ -155,8 +160,9 @@ void draw_inspector(const Document& document)
     if (d.has_values) {
         const trace::ValueStats& s = d.values.stats;
         ImGui::Text("values of %s %s", dtype_name(d.values.dtype), shape_str(d.values.shape).c_str());
-        ImGui::Text("|x| from %.3g to %.3g   zeros %s", s.min_abs, s.max_abs, percent(s.zeros).c_str());
-        if (ImGui::BeginTable("lost", 3, ImGuiTableFlags_BordersInnerH)) {
+        ImGui::TextUnformatted(d.value_range.c_str());
+        // Over no finite value, the shares lost and the histogram would say nothing.
+        if (d.has_finite_values && ImGui::BeginTable("lost", 3, ImGuiTableFlags_BordersInnerH)) {
             ImGui::TableSetupColumn("lost in");
             ImGui::TableSetupColumn("underflow → 0");
             ImGui::TableSetupColumn("overflow → inf");
@@ -172,8 +178,10 @@ void draw_inspector(const Document& document)
             }
             ImGui::EndTable();
         }
-        ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
-        log2_histogram(s);
+        if (d.has_finite_values) {
+            ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
+            log2_histogram(s);
+        }
     }
     for (const std::string& fact : d.facts) {
         ImGui::Bullet();

@@ -122,6 +122,12 @@ void VizApp::train(std::int64_t steps)
     }
 }
 
+StepContext VizApp::step_context() const
+{
+    if (!scenario_ || scenario_->history().empty()) return {};  // a trace file: what its values show, without a cause
+    return {.loss_scaled = scenario_->options().scaler, .step_skipped = scenario_->history().back().skipped};
+}
+
 void VizApp::draw_file_tab()
 {
     ImGui::TextWrapped("Open a trace JSON written by any tinyamp program (Trace::to_json), or drop the file on the window.");
@@ -224,7 +230,7 @@ void VizApp::frame(double seconds, float width, float height)
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("inspector", {panels.right, body}, true);
-    draw_inspector(*document_);
+    draw_inspector(*document_, step_context());
     ImGui::EndChild();
     ImGui::End();
 }
