@@ -23,17 +23,20 @@ shot viz_forward_bf16.png --scenario mlp-bf16 --steps 3 --position 14 --select l
 shot viz_backward_bf16.png --scenario mlp-bf16 --steps 3 --position end --select backward:linear --zoom 1
 # 3. The inspector on an f32 training's gradient: the log2|x| histogram against f16's range.
 shot viz_inspector_histogram.png --scenario mlp-f32 --steps 10 --position end --select backward:AccumulateGrad
-# 4. f16 with a GradScaler that starts too high: overflows, skipped steps (red x), the scale halving
-#    and then growing every growth_interval clean steps.
+# 4. f16 with a GradScaler that starts too high: its first view, the first step's overflow (every
+#    value of the last Linear's backward inf, the step skipped); then after 40 steps, skipped steps
+#    (red x), the scale halving and then growing every growth_interval clean steps.
+shot viz_scaler_overflow.png --scenario mlp-f16-scaler
 shot viz_scaler.png --scenario mlp-f16-scaler --steps 40 --position end --select backward:linear
 # 5. The policy table: the CUDA lists, editable.
 shot viz_policy_table.png --scenario mlp-f16-scaler --steps 5 --tab policy
-# 6. A large graph up close: the deep scenario at 2x its first view's zoom on the timeline's linear, with
+# 6. A large graph up close: the deep scenario at 2x its first view's zoom on the timeline's linear
+#    (--select none: not the scenario's opening node), with
 #    the minimap framing the part in view.
-shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --zoom 2
-# 7. The deep scenario folded: one box per layer and pass, its casts on a badge, the backward box
-#    beside the forward one; the folded Linear 18 selected.
-shot viz_deep_folded.png --scenario deep-bf16 --position end --select module:18 --zoom 0.8
+shot viz_deep_zoomed.png --scenario deep-bf16 --position 60 --select none --zoom 2
+# 7. The deep scenario's first view: one box per layer and pass, its casts on a badge, the
+#    backward column beside the forward one, neither cut; the first layer selected.
+shot viz_deep_folded.png --scenario deep-bf16
 # 8. FP8 training: a forward fp8_linear under delayed scaling after a few steps, its input and
 #    weight casts in the inspector (amax history, log2|x * scale| against E4M3's range); a taller
 #    window so both sections show.

@@ -3,6 +3,8 @@
 // numbers are worked out by hand from the mapping canvas = offset + layout * zoom.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "tests/support/recorded_traces.h"
 #include "visualizer/model/camera.h"
 
@@ -133,6 +135,83 @@ TEST_CASE("first_view: the fit when it is readable; else the readable zoom, the 
     const Rect placed = on_canvas(narrow, column);
     CHECK((placed.min.x + placed.max.x) / 2 == doctest::Approx(500));  // the middle of 200..800
     CHECK(placed.min.y == doctest::Approx(20));
+}
+
+namespace {
+
+// A made-up layout of two columns of boxes, 100 x 40 points, one every 80 points down: the
+// forward pass at x 0..100, the backward pass at x 300..400 (a drawing 400 points wide).
+viz::Layout two_columns(int rows)
+{
+    viz::Layout layout;
+    for (int i = 0; i < rows; ++i)
+        for (const float x : {50.0f, 350.0f}) layout.nodes.push_back({{x, 20.0f + 80.0f * float(i)}, {100, 40}});
+    return layout;
+}
+
+// Whether any node of `layout` that `camera` draws in the canvas lies under `box` (canvas pixels).
+bool node_under(const Camera& camera, const viz::Layout& layout, Vec2 canvas, const Rect& box)
+{
+    for (const viz::NodeBox& n : layout.nodes) {
+        const Rect shown = on_canvas(camera, viz::node_bounds(n));
+        if (viz::overlaps(shown, {{0, 0}, canvas}) && viz::overlaps(shown, box)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("first_view_showing: the fit when it is readable, the focus and all")
+{
+    const viz::Layout layout = two_columns(3);
+    const Vec2 canvas{800, 600};
+    const viz::CornerOverlays overlays{{{0, 0}, {150, 100}}, {}};
+    const std::optional<Camera> view = viz::first_view_showing(layout, 5, canvas, overlays, 0.5f);
+    REQUIRE(view);
+    const Camera fitted = viz::fit(viz::drawing_bounds(layout), canvas, overlays.legend.max);
+    CHECK(view->zoom == doctest::Approx(fitted.zoom));
+    CHECK(view->offset.x == doctest::Approx(fitted.offset.x));
+}
+
+TEST_CASE("first_view_showing: both columns across, at the readable zoom, the first row below the legend rather than under it")
+{
+    // 400 points across at zoom 1 in a canvas 520 wide: both columns fit across, but not beside a
+    // legend 200 wide; the drawing (40 rows) is far too tall to fit at a readable zoom.
+    const viz::Layout layout = two_columns(40);
+    const Vec2 canvas{520, 600};
+    const viz::CornerOverlays overlays{{{8, 8}, {200, 150}}, {{8, 158}, {40, 400}}};
+    const std::optional<Camera> view = viz::first_view_showing(layout, 0, canvas, overlays, 1.0f);
+    REQUIRE(view);
+    CHECK(view->zoom == doctest::Approx(1.0));
+    int forward = 0, backward = 0;
+    for (std::size_t i = 0; i < layout.nodes.size(); ++i) {
+        const Rect shown = on_canvas(*view, viz::node_bounds(layout.nodes[i]));
+        if (shown.max.y <= 0 || shown.min.y >= canvas.y) continue;  // not in the rows in view
+        CHECK(shown.min.x >= 0);  // no column cut at the sides
+        CHECK(shown.max.x <= canvas.x);
+        (i % 2 == 0 ? forward : backward) += inside(shown, {{0, 0}, canvas});
+    }
+    CHECK(forward >= 4);
+    CHECK(backward >= 4);
+    CHECK(on_canvas(*view, viz::node_bounds(layout.nodes[0])).min.y >= 150);  // the first row, the focus, below the legend
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.legend));
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.minimap));
+}
+
+TEST_CASE("first_view_showing: a focus far down is shown, and a canvas without room for it beside the overlays gives none")
+{
+    // The legend folded to its header, a narrow minimap under it.
+    const viz::Layout layout = two_columns(40);
+    const Vec2 canvas{520, 600};
+    const viz::CornerOverlays overlays{{{8, 8}, {100, 36}}, {{8, 44}, {40, 300}}};
+    const int deep = 2 * 30 + 1;  // the backward column's 31st box, 2400 points down
+    const std::optional<Camera> view = viz::first_view_showing(layout, deep, canvas, overlays, 1.0f);
+    REQUIRE(view);
+    CHECK(inside(on_canvas(*view, viz::node_bounds(layout.nodes[deep])), {{0, 0}, canvas}));
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.legend));
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.minimap));
+    // A legend over all of the canvas leaves no first view that shows a node clear of it.
+    CHECK_FALSE(viz::first_view_showing(layout, deep, canvas, {{{0, 0}, canvas}, {}}, 1.0f));
 }
 
 TEST_CASE("overlaps: boxes that share area, not ones that only touch")

@@ -168,6 +168,112 @@ TEST_CASE("inspect: facts from the values (NaN and inf counts, zeros, the range,
     CHECK(has_fact(ok, "f16 and bf16 both hold every finite value: none would flush to 0 or overflow"));
 }
 
+TEST_CASE("inspect: the range line speaks of the finite values, and of none when there are none")
+{
+    trace::ValueStats s;
+    s.zeros = 0.25;
+    s.min_abs = 2.24e-7;
+    s.max_abs = 0.00151;
+    CHECK(OneOp(s).details().value_range == "|x| from 2.24e-07 to 0.00151, zeros 25%");
+    CHECK(OneOp(s).details().has_finite_values);
+    CHECK(OneOp(s).details().headline.empty());  // every value finite: nothing to say first
+    s.infs = 0.125;
+    CHECK(OneOp(s).details().value_range == "finite |x| from 2.24e-07 to 0.00151, zeros 25%");
+
+    trace::ValueStats all_nan;  // min_abs and max_abs stay 0: there is no finite value to measure
+    all_nan.nans = 1;
+    const NodeDetails nan = OneOp(all_nan, {4096}).details();
+    CHECK(nan.value_range == "no finite values");
+    CHECK_FALSE(nan.has_finite_values);
+    INFO(all_facts(nan));
+    CHECK(has_fact(nan, "4096 values are NaN"));
+    CHECK(all_facts(nan).find("|x|") == std::string::npos);
+    CHECK(all_facts(nan).find("would") == std::string::npos);  // nothing for f16 or bf16 to lose
+
+    trace::ValueStats zeros;
+    zeros.zeros = 1;
+    CHECK(OneOp(zeros).details().value_range == "every finite value is 0");
+}
+
+namespace {
+
+// A scaled backward pass that overflows f16, by hand: the loss (#1, f32), its gradient cast to
+// f16 (#2, the cast's backward, where 1 of 10 values overflows to inf) and linear's backward (#3,
+// whose every value is then NaN or inf).
+struct OverflowingBackward : test::RecordedTrace {
+    OverflowingBackward()
+    {
+        auto tensor_info = [](std::uint64_t id, DType dtype, Shape shape, trace::ValueStats stats) {
+            trace::TensorInfo t;
+            t.id = id;
+            t.dtype = dtype;
+            t.shape = std::move(shape);
+            t.is_leaf = false;
+            t.has_stats = true;
+            t.stats = stats;
+            return t;
+        };
+        trace::ValueStats finite;
+        finite.min_abs = finite.max_abs = 2.3;
+        trace::Event loss;
+        loss.op = "cross_entropy";
+        loss.outputs = {tensor_info(1, f32, {}, finite)};
+        trace.add(loss);
+        trace::ValueStats some_inf;
+        some_inf.infs = 0.1;
+        some_inf.min_abs = 46600;
+        some_inf.max_abs = 58800;
+        trace::Event cast_back;
+        cast_back.phase = trace::Phase::backward;
+        cast_back.op = "to";
+        cast_back.inputs = {tensor_info(10, f32, {2, 5}, {})};
+        cast_back.outputs = {tensor_info(11, f16, {2, 5}, some_inf)};
+        trace.add(cast_back);
+        trace::ValueStats all_bad;
+        all_bad.nans = 0.75;
+        all_bad.infs = 0.25;
+        trace::Event linear;
+        linear.phase = trace::Phase::backward;
+        linear.op = "linear";
+        linear.inputs = {cast_back.outputs[0]};
+        linear.inputs[0].has_stats = false;
+        linear.outputs = {tensor_info(12, f16, {2, 8}, all_bad)};
+        trace.add(linear);
+        build();
+    }
+};
+
+}  // namespace
+
+TEST_CASE("inspect: NaN or inf values are said first, with where they began and what the GradScaler did")
+{
+    const OverflowingBackward step;
+    const viz::StepContext skipped{.loss_scaled = true, .step_skipped = true};
+    const NodeDetails nan = inspect(step.trace, step.graph, step.node_of_seq(3), skipped);
+    CHECK(nan.headline == "every value is NaN or inf: the scaled gradient overflowed f16 at the cast's backward (to, #2), so GradScaler skips this step");
+    CHECK(nan.value_range == "no finite values");
+    const NodeDetails origin = inspect(step.trace, step.graph, step.node_of_seq(2), skipped);
+    CHECK(origin.headline == "1 of 10 values is inf: the scaled gradient overflowed f16 here, so GradScaler skips this step");
+    CHECK(origin.value_range == "finite |x| from 46600 to 58800, zeros 0%");
+    CHECK(inspect(step.trace, step.graph, step.node_of_seq(1), skipped).headline.empty());
+
+    // From a trace file nothing says a GradScaler ran: the same values, without that cause.
+    CHECK(inspect(step.trace, step.graph, step.node_of_seq(3)).headline ==
+          "every value is NaN or inf: they come from the cast's backward (to, #2), the step's first event with a NaN or inf");
+    CHECK(inspect(step.trace, step.graph, step.node_of_seq(2)).headline ==
+          "1 of 10 values is inf: f16 overflowed here, a result beyond its largest value (65504) became inf");
+
+    // An overflow in the forward pass: a loss scale cannot help it, and the headline says so.
+    trace::ValueStats inf;
+    inf.infs = 1;
+    const NodeDetails forward = OneOp(inf, {3}).details();
+    CHECK(forward.headline == "every value is inf: the step's first NaN or inf appears here, from finite inputs");
+    const OneOp scaled(inf, {3});
+    CHECK(inspect(scaled.trace, scaled.graph, 0, skipped).headline ==
+          "every value is inf: the step's first NaN or inf appears here, from finite inputs, so GradScaler skips this step (a loss scale cannot "
+          "prevent an overflow in the forward pass)");
+}
+
 TEST_CASE("inspect: shares print so that a tiny share never reads 0% and a near-total one never 100%")
 {
     const auto bf16_overflow_fact = [](double share) {

@@ -76,6 +76,35 @@ TEST_CASE("module view: a folded module's forward and backward boxes side by sid
     CHECK(cluster_of(view.layout, "m0f") == nullptr);  // folded: a box, no frame
 }
 
+TEST_CASE("find_node and module_hiding: what --select names, and the folded module to unfold to show it")
+{
+    // Linear(4, 3), ReLU, Sequential(Linear(3, 2)) under bf16 autocast, "0" and "1" folded.
+    const test::NestedModulesStep step;
+    const viz::ModuleView view = viz::build_module_view(step.trace, {"0", "1"});
+    const trace::TraceGraph& g = view.graph;
+    CHECK(viz::find_node(step.trace, g, "module:0") == node_named(g, "m0f"));
+    CHECK(viz::find_node(step.trace, g, "module:0:backward") == node_named(g, "m0b"));
+    CHECK(viz::find_node(step.trace, g, "module:2") == -1);  // unfolded: a frame, no box
+    // "linear" names the first linear event shown: 2.0's, since 0's is folded into its box.
+    const int linear = viz::find_node(step.trace, g, "linear");
+    REQUIRE(linear >= 0);
+    CHECK(g.nodes[std::size_t(linear)].module == "2.0");
+    CHECK(viz::module_hiding(step.trace, g, "linear") == "");  // a node already: nothing to unfold
+    CHECK(viz::module_hiding(step.trace, g, "0.weight") == "0");  // the first event that uses it is in 0's box
+    CHECK(viz::module_hiding(step.trace, g, "module:0") == "");
+    CHECK(viz::module_hiding(step.trace, g, "no such node") == "");
+    CHECK(viz::find_node(step.trace, g, "no such node") == -1);
+    // Every layer folded: "linear" names no node, and 0 is the module to unfold to show it.
+    const trace::TraceGraph all_folded = viz::build_module_view(step.trace, {"0", "1", "2.0"}).graph;
+    CHECK(viz::find_node(step.trace, all_folded, "linear") == -1);
+    CHECK(viz::module_hiding(step.trace, all_folded, "linear") == "0");
+    CHECK(viz::module_hiding(step.trace, all_folded, "backward:linear") == "2.0");  // the backward pass meets 2.0 first
+    const trace::TraceGraph unfolded = viz::build_module_view(step.trace, {"1", "2.0"}).graph;
+    const int first = viz::find_node(step.trace, unfolded, "linear");
+    REQUIRE(first >= 0);
+    CHECK(unfolded.nodes[std::size_t(first)].module == "0");
+}
+
 TEST_CASE("Stepper over folded modules: every event counted, a module box shown from its first event")
 {
     const test::NestedModulesStep step;

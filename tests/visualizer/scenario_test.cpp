@@ -3,11 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "tools/train/gpt_model.h"
+#include "visualizer/model/camera.h"
+#include "visualizer/model/inspector.h"
+#include "visualizer/model/module_view.h"
+#include "visualizer/model/node_face.h"
 #include "visualizer/scenarios/scenario.h"
 
 using namespace tinyamp;
@@ -266,6 +271,82 @@ TEST_CASE("scenario: f16 with a GradScaler from 2^24 skips and halves, then grow
     CHECK_FALSE(h.back().skipped);
     for (const StepRecord& r : h) CHECK(std::isfinite(r.loss));  // recorded unscaled: the loss, not loss * scale
     CHECK(h.back().loss < 3.0);
+}
+
+TEST_CASE("scenario: mlp-f16-scaler's first step overflows, and the inspector says so first, where it began and that the step is skipped")
+{
+    const Scenario s(Scenario::preset("mlp-f16-scaler"));
+    REQUIRE(s.history().back().skipped);
+    const viz::StepContext step{.loss_scaled = true, .step_skipped = s.history().back().skipped};
+    const viz::ModuleView view = viz::build_module_view(s.trace(), viz::default_collapsed(trace::build_graph(s.trace())));
+    // The last Linear's backward, the first layer the gradient reaches: every value it hands on is inf.
+    const int last_linear = view.graph.find("m4b");
+    REQUIRE(last_linear >= 0);
+    const viz::NodeDetails nan = viz::inspect(s.trace(), view.graph, last_linear, step);
+    CHECK(nan.headline == "every value is inf: the scaled gradient overflowed f16 at the cast's backward (to, #38), so GradScaler skips this step");
+    CHECK(nan.value_range == "no finite values");
+    // The cast's backward turned the loss's f32 gradient (times 2^24) into f16: there it began.
+    const viz::NodeDetails origin = viz::inspect(s.trace(), view.graph, view.graph.find("e38"), step);
+    CHECK(origin.headline == "16 of 160 values are inf: the scaled gradient overflowed f16 here, so GradScaler skips this step");
+}
+
+TEST_CASE("scenario: each opens on its lesson's node, which the first view at 1280x800 shows, no node under the legend or the minimap")
+{
+    // The graph's canvas in a 1280x800 window (the panels take the rest of its width), a legend as
+    // large as any scenario's, and under it the minimap as the app sizes it (10.7 em, 15 px).
+    const viz::Vec2 canvas{620, 700};
+    const viz::Rect area{{0, 0}, canvas}, legend{{7.5f, 7.5f}, {198, 170}};
+    // A made-up font of 0.48 em a character: the readable zooms come out near those DejaVu Sans
+    // gives the app (0.81 for the f32 and FP8 graphs to 1.05 for mlp-bf16's).
+    const viz::MeasureText measure = [](const std::string& line) {
+        return 0.48f * float(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+    };
+    for (const std::string& name : Scenario::names()) {
+        CAPTURE(name);
+        const Scenario s(Scenario::preset(name));
+        const viz::Opening opening = Scenario::opening(name);
+        CHECK(opening.position == "end");
+        // As tinyamp-viz does: the layers folded, less the one that hides the node selected.
+        std::set<std::string> collapsed = viz::default_collapsed(trace::build_graph(s.trace()));
+        collapsed.erase(viz::module_hiding(s.trace(), viz::build_module_view(s.trace(), collapsed).graph, opening.select));
+        const viz::ModuleView view = viz::build_module_view(s.trace(), collapsed);
+        const int node = viz::find_node(s.trace(), view.graph, opening.select);
+        REQUIRE(node >= 0);
+
+        const viz::Rect drawing = viz::drawing_bounds(view.layout);
+        const viz::Minimap map = viz::make_minimap(drawing, {160.5f, std::min(160.5f, canvas.y / 3)});
+        const viz::Rect minimap{{7.5f, legend.max.y + 7.5f}, {7.5f + map.size.x + 7.5f, legend.max.y + 7.5f + map.size.y + 7.5f}};
+        const float readable = viz::readable_zoom(view.layout, view.graph, measure, viz::FaceStyle{});
+        const std::optional<viz::Camera> camera = viz::first_view_showing(view.layout, node, canvas, {legend, minimap}, readable);
+        REQUIRE(camera);
+        const auto shown = [&](int i) {
+            const viz::Rect box = viz::node_bounds(view.layout.nodes[std::size_t(i)]);
+            return viz::Rect{camera->to_canvas(box.min), camera->to_canvas(box.max)};
+        };
+        CHECK(viz::contains(area, shown(node)));
+        const bool minimap_shown = !viz::contains(viz::visible_region(*camera, canvas), drawing);
+        std::set<trace::Phase> passes;
+        for (int i = 0; i < int(view.graph.nodes.size()); ++i) {
+            if (!viz::overlaps(shown(i), area)) continue;
+            CHECK_FALSE(viz::overlaps(shown(i), legend));
+            CHECK_FALSE((minimap_shown && viz::overlaps(shown(i), minimap)));
+            if (viz::contains(area, shown(i))) passes.insert(view.graph.nodes[std::size_t(i)].phase);
+        }
+
+        if (name == "mlp-f16-scaler") {  // the overflow: every value of the gradient the view is about is inf
+            const viz::StepContext step{.loss_scaled = true, .step_skipped = s.history().back().skipped};
+            CHECK(viz::inspect(s.trace(), view.graph, node, step).value_range == "no finite values");
+            CHECK(passes.count(trace::Phase::backward) == 1);
+        }
+        if (name == "deep-bf16") {  // forward and backward side by side, neither cut at the sides
+            CHECK(passes.size() == 2);
+            for (int i = 0; i < int(view.graph.nodes.size()); ++i)
+                if (shown(i).max.y > 0 && shown(i).min.y < canvas.y) {
+                    CHECK(shown(i).min.x >= 0);
+                    CHECK(shown(i).max.x <= canvas.x);
+                }
+        }
+    }
 }
 
 TEST_CASE("scenario: without a scaler the scale is 1 and no step is skipped")

@@ -15,7 +15,8 @@ TEST_CASE("an address without options opens the native app's defaults")
     for (const std::string query : {"", "?", "?&"}) {
         const viz::PageOptions page = parse_page_options(query);
         CHECK(page.app.scenario == viz::AppOptions{}.scenario);
-        CHECK(page.app.position == "end");
+        CHECK(page.app.position == viz::AppOptions{}.position);  // "": the scenario's opening
+        CHECK(page.app.select == viz::AppOptions{}.select);
         CHECK(page.app.steps == 0);
         CHECK_FALSE(page.app.zoom.has_value());
         CHECK(page.ui_scale == 1.0f);

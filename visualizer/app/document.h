@@ -35,10 +35,8 @@ public:
     /// The node the inspector shows: the selection, else the timeline's current event.
     int inspected() const { return selected_ >= 0 ? selected_ : stepper_.current_node(); }
 
-    /// A node by name ("e12") or, failing that, the first event node whose op is `name`, or the
-    /// first node whose label starts with the line `name` (a tensor's name, "0.weight");
-    /// "backward:OP" looks among backward events only; "module:PATH" is the forward node of a
-    /// collapsed module (or "module:PATH:backward"). -1 when none matches.
+    /// viz::find_node() on the graph shown (module_view.h): "e12", an op, "backward:OP", a tensor's
+    /// name, "module:PATH"; -1 when none matches.
     int find_node(const std::string& name) const;
     /// find_node(), and when `name` is an event (e12, an op) or a tensor inside a folded module,
     /// unfolds that module first, so the node can be shown. -1 when nothing matches.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -111,14 +113,16 @@ std::string tensor_line(const trace::TensorInfo& t)
 // Whether the canvas shows every node and cluster (then the minimap would add nothing).
 bool whole_drawing_shown(const Camera& view, const Rect& all, Vec2 canvas) { return contains(visible_region(view, canvas), all); }
 
-// The legend's box, in canvas pixels (half an em in from the corner), or none when it is hidden.
-Rect legend_box(const trace::TraceGraph& graph, const GraphCamera& camera)
+// The legend's box, in canvas pixels (half an em in from the corner), open or `folded` to its
+// header, or none when it is hidden.
+Rect legend_box(const trace::TraceGraph& graph, const GraphCamera& camera, bool folded)
 {
     if (!camera.show_legend) return {};
     const float em = ImGui::GetFontSize();
-    const ImVec2 size = legend_size(graph, camera.legend_folded);
+    const ImVec2 size = legend_size(graph, folded);
     return {{em / 2, em / 2}, {em / 2 + size.x, em / 2 + size.y}};
 }
+Rect legend_box(const trace::TraceGraph& graph, const GraphCamera& camera) { return legend_box(graph, camera, camera.legend_folded); }
 
 // The minimap's map of `bounds`, and its frame (the map with a border) under the legend, in canvas
 // pixels. Its lengths follow the UI font's size (the UI scale).
@@ -136,16 +140,25 @@ MinimapPlace place_minimap(const Rect& bounds, Vec2 canvas, const Rect& legend)
     return place;
 }
 
-// The first view (the fit, at no less than the readable zoom; with --zoom, its factor and centred
-// on `focus`, the node the inspector shows). A drawing larger than the canvas is placed clear of
-// the legend and of the minimap under it, which is then shown.
+// The first view (the fit, at no less than the readable zoom) with `focus`, the node the
+// inspector shows, in it and no node under the legend or the minimap; the legend folded to its
+// header when only that leaves room for the focus (a small window); when not even that does, the
+// drawing's top-left clear of the corner. With --zoom, its factor and centred on `focus`.
 void set_first_view(GraphCamera& camera, const Layout& layout, const trace::TraceGraph& graph, int focus, const Rect& bounds, Vec2 canvas)
 {
-    const Rect legend = legend_box(graph, camera);
-    const Rect minimap = place_minimap(bounds, canvas, legend).frame;
-    const Vec2 overlays = camera.show_minimap ? Vec2{std::max(legend.max.x, minimap.max.x), minimap.max.y} : legend.max;
     const float readable = readable_zoom(layout, graph, text_width_at_size_1, face_style());
-    camera.view = first_view(bounds, canvas, legend.max, readable, overlays);
+    auto overlays = [&](bool folded) {
+        const Rect legend = legend_box(graph, camera, folded);
+        return CornerOverlays{legend, camera.show_minimap ? place_minimap(bounds, canvas, legend).frame : Rect{}};
+    };
+    std::optional<Camera> view = first_view_showing(layout, focus, canvas, overlays(camera.legend_folded), readable);
+    if (!view && camera.show_legend && !camera.legend_folded && (view = first_view_showing(layout, focus, canvas, overlays(true), readable)))
+        camera.legend_folded = true;
+    if (!view) {
+        const CornerOverlays corner = overlays(camera.legend_folded);
+        view = first_view(bounds, canvas, corner.legend.max, readable, {std::max(corner.legend.max.x, corner.minimap.max.x), corner.minimap.max.y});
+    }
+    camera.view = *view;
     if (camera.center_first_view && focus >= 0) {  // --zoom: on the inspected node, closer or farther
         camera.view.zoom = std::clamp(camera.view.zoom * camera.zoom_after_fit, kMinZoom, kMaxZoom);
         const Rect node = node_bounds(layout.nodes[std::size_t(focus)]);
@@ -183,6 +196,19 @@ void draw_minimap(ImDrawList* draw, const Layout& layout, const trace::TraceGrap
         const ImVec2 m = {std::clamp(io.MousePos.x - at.x, 0.0f, map.size.x), std::clamp(io.MousePos.y - at.y, 0.0f, map.size.y)};
         view = center_on(view, map.to_layout({m.x, m.y}), canvas);
     }
+}
+
+// Where the title of the forward or backward frame (corners `a`, `b`, window pixels) is written:
+// at its top-left corner, moved right along the frame's top while that corner is left of the
+// canvas or under the legend or the minimap (`overlays`, window pixels), so the title stays read.
+ImVec2 pass_title_at(const ClusterBox& cluster, ImVec2 a, ImVec2 b, float zoom, ImFont* font, ImVec2 canvas_min, std::initializer_list<Rect> overlays)
+{
+    const float size = std::max(12.0f, 14.0f * zoom);
+    const ImVec2 extent = font->CalcTextSizeA(size, 1e6f, 0, cluster.label.c_str());
+    ImVec2 at = {std::max(a.x + 6, canvas_min.x + 6), a.y + 4};
+    for (const Rect& overlay : overlays)
+        if (overlay.width() > 0 && overlaps({{at.x, at.y}, {at.x + extent.x, at.y + extent.y}}, overlay)) at.x = std::max(at.x, overlay.max.x + 6);
+    return {std::min(at.x, std::max(a.x + 6, b.x - 6 - extent.x)), at.y};
 }
 
 // Whether `key` (a letter, either case) was typed this frame outside a text field. ImGui 1.86
@@ -325,6 +351,12 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     draw->PushClipRect(canvas_min, canvas_max, true);
     draw->AddRectFilled(canvas_min, canvas_max, hex_color(colors::kCanvas));
 
+    // The legend and the minimap over the canvas' corner (window pixels; an empty box when hidden).
+    const Rect legend_area = camera.show_legend ? shifted(legend_box(graph, camera), camera.canvas_origin) : Rect{};
+    const bool minimap_shown = camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas);
+    const MinimapPlace minimap_place = place_minimap(bounds, canvas, legend_box(graph, camera));
+    const Rect minimap_area = minimap_shown ? shifted(minimap_place.frame, camera.canvas_origin) : Rect{};
+
     // Clusters: forward and backward, and the frame of each unfolded module with its title (where
     // a click folds it), the inner ones last.
     int hovered_title = -1, hovered_frame = -1;
@@ -334,8 +366,9 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         if (hovered && !cluster.module.empty() && ImGui::IsMouseHoveringRect(a, b)) hovered_frame = int(i);  // the innermost wins
         if (cluster.module.empty()) {
             draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
-            draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), {a.x + 6, a.y + 4}, IM_COL32(170, 170, 180, 255),
-                          cluster.label.c_str());
+            draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), pass_title_at(cluster, a, b, camera.view.zoom, graph_font,
+                                                                                               canvas_min, {legend_area, minimap_area}),
+                          IM_COL32(170, 170, 180, 255), cluster.label.c_str());
             continue;
         }
         draw->AddRect(a, b, IM_COL32(85, 85, 100, 255), 4, 0, 1.0f);
@@ -402,7 +435,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
 
     bool legend_clicked = false;
     if (camera.show_legend) {
-        const Rect legend = shifted(legend_box(graph, camera), camera.canvas_origin);
+        const Rect& legend = legend_area;
         const Rect header = draw_legend(draw, im(legend.min), graph, camera.legend_folded);
         note_rect("dtypes", im(header.min), im(header.max));
         if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && ImGui::IsMouseHoveringRect(im(header.min), im(header.max))) {
@@ -411,10 +444,9 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
         }
         if (camera.record_drawn) camera.drawn.legend = legend;
     }
-    if (camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas)) {
-        const MinimapPlace place = place_minimap(bounds, canvas, legend_box(graph, camera));
-        draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas, place, camera.minimap_dragging);
-        if (camera.record_drawn) camera.drawn.minimap = shifted(place.frame, camera.canvas_origin);
+    if (minimap_shown) {
+        draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas, minimap_place, camera.minimap_dragging);
+        if (camera.record_drawn) camera.drawn.minimap = minimap_area;
     }
     draw->PopClipRect();
 

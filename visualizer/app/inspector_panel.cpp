@@ -7,9 +7,11 @@
 #include <cmath>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "visualizer/app/colors.h"
 #include "visualizer/app/scaled_cast_panel.h"
+#include "visualizer/model/chart_captions.h"
 #include "visualizer/model/inspector.h"
 
 namespace tinyamp::viz {
@@ -58,55 +60,68 @@ std::string percent(double share)
 
 // The histogram of floor(log2|x|), one bar per binade, with the f16 and bf16 limits as vertical
 // lines: what lies left of "smallest subnormal" becomes 0 in that format, what lies right of
-// "max" becomes inf, and between the subnormal and normal lines precision is lost.
+// "max" becomes inf, and between the subnormal and normal lines precision is lost. The lines'
+// captions sit in a band above the bars (chart_captions.h), never on them.
 void log2_histogram(const trace::ValueStats& stats)
 {
     const trace::Log2Histogram& h = stats.log2_abs;
     const float width = ImGui::GetContentRegionAvail().x, height = ui_px(150);
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    // Room for the ticks and for the bf16 note below them, wrapped to the chart's width.
-    const float note = ImGui::CalcTextSize("bf16's range (2^-133 .. 2^128) covers all of this chart", nullptr, false, width).y;
-    ImGui::Dummy({width, height + ui_px(19) + note});
+    const ImVec2 top = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(p, {p.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
     if (h.counts.empty()) {
-        draw->AddText({p.x + 8, p.y + 8}, IM_COL32(200, 200, 200, 255), "no finite non-zero values");
+        ImGui::Dummy({width, height});
+        draw->AddRectFilled(top, {top.x + width, top.y + height}, IM_COL32(25, 25, 30, 255));
+        draw->AddText({top.x + 8, top.y + 8}, IM_COL32(200, 200, 200, 255), "no finite non-zero values");
         return;
     }
     // The x range: the data, widened to show f16's whole range (2^-24 .. 2^16).
     const int data_lo = h.lowest_exponent, data_hi = h.lowest_exponent + int(h.counts.size());
     const int lo = std::min(data_lo, -26), hi = std::max(data_hi, 18);
     const float bin_w = width / float(hi - lo);
-    auto x_of = [&](double exponent) { return p.x + float(exponent - lo) * bin_w; };
+    auto x_of = [&](double exponent) { return top.x + float(exponent - lo) * bin_w; };
 
+    // The limits on the chart, each captioned beside its line on the side with room.
     const FormatLimits f16 = format_limits(DType::f16), bf16 = format_limits(DType::bf16);
+    struct Limit {
+        double value;
+        DType dtype;
+        const char* name;
+        bool left_of_line;
+    };
+    std::vector<Limit> limits;
+    for (const Limit& l : {Limit{f16.smallest_subnormal, DType::f16, "f16: 0 below", false}, Limit{f16.smallest_normal, DType::f16, "f16 normal", false},
+                           Limit{f16.max, DType::f16, "f16 max", true}, Limit{bf16.smallest_subnormal, DType::bf16, "bf16: 0 below", false},
+                           Limit{bf16.smallest_normal, DType::bf16, "bf16 normal", false}})
+        if (const double e = std::log2(l.value); e >= lo && e <= hi) limits.push_back(l);
+    std::vector<Caption> captions;
+    for (const Limit& l : limits) captions.push_back({x_of(std::log2(l.value)) - top.x, ImGui::CalcTextSize(l.name).x, l.left_of_line});
+    const std::vector<CaptionPlace> places = place_captions(captions, width);
+    const float line_h = ImGui::GetTextLineHeight(), band = line_h * float(caption_rows(places));
+    const ImVec2 p = {top.x, top.y + band};  // the bars' area
+
+    // Room for the captions, the bars, the ticks and the bf16 note below them, wrapped to the chart's width.
+    const float note = ImGui::CalcTextSize("bf16's range (2^-133 .. 2^128) covers all of this chart", nullptr, false, width).y;
+    ImGui::Dummy({width, band + height + ui_px(19) + note});
+    draw->AddRectFilled(top, {top.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
     // f16's lossy zones, tinted: flushed to zero (red), subnormal (amber), overflow (red).
     draw->AddRectFilled({p.x, p.y}, {x_of(std::log2(f16.smallest_subnormal)), p.y + height}, IM_COL32(120, 30, 30, 120));
     draw->AddRectFilled({x_of(std::log2(f16.smallest_subnormal)), p.y}, {x_of(std::log2(f16.smallest_normal)), p.y + height},
                         IM_COL32(120, 90, 20, 100));
     draw->AddRectFilled({x_of(std::ceil(std::log2(f16.max))), p.y}, {p.x + width, p.y + height}, IM_COL32(120, 30, 30, 120));
 
-    const std::int64_t top = *std::max_element(h.counts.begin(), h.counts.end());
+    const std::int64_t tallest = *std::max_element(h.counts.begin(), h.counts.end());
     for (std::size_t i = 0; i < h.counts.size(); ++i) {
         if (h.counts[i] == 0) continue;
         const double e = h.lowest_exponent + int(i);
-        const float bar = float(height - 6) * float(h.counts[i]) / float(top);
+        const float bar = float(height - 6) * float(h.counts[i]) / float(tallest);
         draw->AddRectFilled({x_of(e) + 1, p.y + height - bar}, {x_of(e + 1) - 1, p.y + height}, IM_COL32(200, 200, 210, 255));
     }
-    // A limit's line, its name written beside it on the side with room.
-    auto limit = [&](double value, DType dtype, const char* name, int row, bool text_left) {
-        const double e = std::log2(value);
-        if (e < lo || e > hi) return;
-        const float x = x_of(e);
-        draw->AddLine({x, p.y}, {x, p.y + height}, dtype_fill(dtype), 2);
-        const float text_x = text_left ? x - ImGui::CalcTextSize(name).x - 3 : x + 3;
-        draw->AddText({text_x, p.y + 2 + 15 * float(row)}, dtype_fill(dtype), name);
-    };
-    limit(f16.smallest_subnormal, DType::f16, "f16: 0 below", 0, false);
-    limit(f16.smallest_normal, DType::f16, "f16 normal", 1, false);
-    limit(f16.max, DType::f16, "f16 max", 0, true);
-    limit(bf16.smallest_subnormal, DType::bf16, "bf16: 0 below", 2, false);
-    limit(bf16.smallest_normal, DType::bf16, "bf16 normal", 3, false);
+    // Each limit's line from its caption's row down through the bars.
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        const float x = x_of(std::log2(limits[i].value)), row_y = top.y + line_h * float(places[i].row);
+        draw->AddLine({x, row_y}, {x, p.y + height}, dtype_fill(limits[i].dtype), 2);
+        draw->AddText({top.x + places[i].x, row_y}, dtype_fill(limits[i].dtype), limits[i].name);
+    }
     // The axis: a tick every 8 binades.
     for (int e = (lo / 8) * 8; e <= hi; e += 8) {
         if (e < lo) continue;
@@ -122,15 +137,20 @@ void log2_histogram(const trace::ValueStats& stats)
 
 }  // namespace
 
-void draw_inspector(const Document& document)
+void draw_inspector(const Document& document, const StepContext& step)
 {
     const int node = document.inspected();
     if (node < 0) {
         ImGui::TextWrapped("Nothing shown yet: step forward (→) or click a node.");
         return;
     }
-    const NodeDetails d = inspect(document.trace(), document.graph(), node);
+    const NodeDetails d = inspect(document.trace(), document.graph(), node, step);
     ImGui::TextUnformatted(d.title.c_str());
+    if (!d.headline.empty()) {  // what happened (NaN or inf), before anything else about the node
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", d.headline.c_str());
+        ImGui::PopStyleColor();
+    }
     ImGui::TextDisabled("%s%s", trace::node_kind_name(d.kind), document.selected() >= 0 ? "  (selected; click the canvas to follow the timeline)" : "  (the timeline's current event)");
     ImGui::Separator();
     if (!d.policy.empty()) {
@@ -155,8 +175,9 @@ void draw_inspector(const Document& document)
     if (d.has_values) {
         const trace::ValueStats& s = d.values.stats;
         ImGui::Text("values of %s %s", dtype_name(d.values.dtype), shape_str(d.values.shape).c_str());
-        ImGui::Text("|x| from %.3g to %.3g   zeros %s", s.min_abs, s.max_abs, percent(s.zeros).c_str());
-        if (ImGui::BeginTable("lost", 3, ImGuiTableFlags_BordersInnerH)) {
+        ImGui::TextUnformatted(d.value_range.c_str());
+        // Over no finite value, the shares lost and the histogram would say nothing.
+        if (d.has_finite_values && ImGui::BeginTable("lost", 3, ImGuiTableFlags_BordersInnerH)) {
             ImGui::TableSetupColumn("lost in");
             ImGui::TableSetupColumn("underflow → 0");
             ImGui::TableSetupColumn("overflow → inf");
@@ -172,8 +193,10 @@ void draw_inspector(const Document& document)
             }
             ImGui::EndTable();
         }
-        ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
-        log2_histogram(s);
+        if (d.has_finite_values) {
+            ImGui::TextDisabled("histogram of log2|x| (one bar per power of two)");
+            log2_histogram(s);
+        }
     }
     for (const std::string& fact : d.facts) {
         ImGui::Bullet();

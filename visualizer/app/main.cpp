@@ -60,8 +60,9 @@ int main(int argc, char** argv)
     cli.add_option("--scenario", options.scenario, "a live scenario (--list-scenarios names them)")->capture_default_str();
     cli.add_option("--trace", options.trace_path, "show this trace JSON (Trace::to_json) instead of a scenario");
     cli.add_option("--steps", options.steps, "training steps to run before the first frame")->check(CLI::NonNegativeNumber);
-    cli.add_option("--position", options.position, "the timeline: end, start, backward, or a number of events")->capture_default_str();
-    cli.add_option("--select", options.select, "a node to inspect: e12, an op such as linear, or backward:OP");
+    cli.add_option("--position", options.position, "the timeline: end, start, backward, or a number of events (default: the scenario's opening)");
+    cli.add_option("--select", options.select,
+                   "a node to inspect: e12, an op such as linear, backward:OP, module:PATH, or none (default: the node of the scenario's lesson)");
     cli.add_option("--tab", options.tab, "the left panel's tab: scenario, policy or file")->capture_default_str();
     cli.add_option("--screenshot", screenshot, "headless: render --frames frames offscreen, write the last as this PNG, exit");
     cli.add_option("--node-boxes", node_boxes,
@@ -166,7 +167,7 @@ int main(int argc, char** argv)
             std::printf("tinyamp-viz: script %s: %d check(s) failed\n", script.c_str(), driver->failures());
             if (driver->failures() > 0 || !driver->done()) return 1;
         }
-        if (!node_boxes.empty()) io::write_file_atomically(node_boxes, node_boxes_text(app.camera().drawn, app.document().graph()));
+        if (!node_boxes.empty()) io::write_file_atomically(node_boxes, node_boxes_text(app.camera().drawn, app.document().graph(), app.document().inspected()));
         if (!screenshot.empty())
             std::printf("tinyamp-viz: wrote %s (%dx%d, %d frames, video driver %s, %zu nodes)\n", screenshot.c_str(), platform_options.width,
                         platform_options.height, frames, platform.video_driver().c_str(), app.document().graph().nodes.size());

@@ -30,7 +30,7 @@ std::string drawn_color(ImU32 color)
 
 }  // namespace
 
-std::string node_boxes_text(const DrawnFrame& drawn, const trace::TraceGraph& graph)
+std::string node_boxes_text(const DrawnFrame& drawn, const trace::TraceGraph& graph, int inspected)
 {
     std::string text;
     char numbers[64];
@@ -43,6 +43,7 @@ std::string node_boxes_text(const DrawnFrame& drawn, const trace::TraceGraph& gr
     }
     if (drawn.legend) text += "legend " + rect_text(*drawn.legend) + "\n";
     if (drawn.minimap) text += "minimap " + rect_text(*drawn.minimap) + "\n";
+    if (inspected >= 0) text += "inspected " + graph.nodes[std::size_t(inspected)].name + "\n";
     return text;
 }
 

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "visualizer/app/colors.h"
 #include "visualizer/app/ui_scale.h"
+#include "visualizer/model/chart_captions.h"
 #include "visualizer/model/scaled_cast_view.h"
 
 namespace tinyamp::viz {
@@ -53,33 +56,43 @@ void amax_history(const ScaledCastView& v)
 
 // One bar per binade of |x * scale|, tinted by zone (red: flushed or saturated, amber: subnormal),
 // with the format's range as vertical lines: left of "0 below" values become 0, up to "normal"
-// they are subnormal, right of "max" they saturate.
+// they are subnormal, right of "max" they saturate. The lines' captions sit in a band above the
+// bars (chart_captions.h), never on them.
 void histogram(const ScaledCastView& v, DType dtype)
 {
     const float width = ImGui::GetContentRegionAvail().x, height = ui_px(110);
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy({width, height + ui_px(18)});
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(p, {p.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
+    const ImVec2 top = ImGui::GetCursorScreenPos();
     const float bin_w = width / float(v.highest - v.lowest + 1);
-    auto x_of = [&](double exponent) { return p.x + float(exponent - v.lowest) * bin_w; };
-    std::int64_t top = 0;
-    for (const HistogramBin& b : v.bins) top = std::max(top, b.count);
+    auto x_of = [&](double exponent) { return top.x + float(exponent - v.lowest) * bin_w; };
+    struct Limit {
+        double exponent;
+        const char* name;
+        bool left_of_line;
+    };
+    const Limit limits[] = {{v.range.min_subnormal, "0 below", true}, {v.range.min_normal, "normal", false}, {v.range.max, "max", true}};
+    std::vector<Caption> captions;
+    for (const Limit& l : limits) captions.push_back({x_of(l.exponent) - top.x, ImGui::CalcTextSize(l.name).x, l.left_of_line});
+    const std::vector<CaptionPlace> places = place_captions(captions, width);
+    const float line_h = ImGui::GetTextLineHeight(), band = line_h * float(caption_rows(places));
+    const ImVec2 p = {top.x, top.y + band};  // the bars' area
+
+    ImGui::Dummy({width, band + height + ui_px(18)});
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(top, {top.x + width, p.y + height}, IM_COL32(25, 25, 30, 255));
+    std::int64_t tallest = 0;
+    for (const HistogramBin& b : v.bins) tallest = std::max(tallest, b.count);
     for (const HistogramBin& b : v.bins) {
         if (b.count == 0) continue;
-        const float bar = std::max(2.0f, float(height - ui_px(20)) * float(b.count) / float(top));
+        const float bar = std::max(2.0f, float(height - ui_px(6)) * float(b.count) / float(tallest));
         draw->AddRectFilled({x_of(b.exponent) + 1, p.y + height - bar}, {x_of(b.exponent + 1) - 1, p.y + height}, zone_color(b.zone));
     }
+    // Each limit's line from its caption's row down through the bars.
     const ImU32 line = dtype_fill(dtype);
-    auto limit = [&](double exponent, const char* name, int row, bool text_left) {
-        const float x = x_of(exponent);
-        draw->AddLine({x, p.y}, {x, p.y + height}, line, 2);
-        const float text_x = std::max(p.x + 2, text_left ? x - ImGui::CalcTextSize(name).x - 3 : x + 3);
-        draw->AddText({text_x, p.y + 2 + ui_px(15) * float(row)}, line, name);
-    };
-    limit(v.range.min_subnormal, "0 below", 0, true);
-    limit(v.range.min_normal, "normal", 1, false);
-    limit(v.range.max, "max", 0, true);
+    for (std::size_t i = 0; i < std::size(limits); ++i) {
+        const float x = x_of(limits[i].exponent), row_y = top.y + line_h * float(places[i].row);
+        draw->AddLine({x, row_y}, {x, p.y + height}, line, 2);
+        draw->AddText({top.x + places[i].x, row_y}, line, limits[i].name);
+    }
     // Ticks: every 4 binades, and the chart's ends.
     for (int e = v.lowest; e <= v.highest + 1; ++e) {
         if (e % 4 != 0) continue;

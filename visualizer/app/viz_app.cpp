@@ -35,19 +35,24 @@ void place_timeline(Stepper& stepper, const std::string& position)
 VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(graph_font), tab_(options.tab)
 {
     TINYAMP_CHECK(tab_ == "scenario" || tab_ == "policy" || tab_ == "file", value, "--tab '", tab_, "' is not a tab: use scenario, policy or file");
+    Opening opening;  // a trace file opens at its end, nothing selected
     if (!options.trace_path.empty()) {
         load_trace(options.trace_path);
         tab_ = "file";
     } else {
         scenario_ = std::make_unique<Scenario>(Scenario::preset(options.scenario));
+        opening = Scenario::opening(options.scenario);
         if (options.steps > 0) scenario_->step(options.steps);
         show(scenario_->trace(), scenario_->summary(), false);
     }
-    place_timeline(document_->stepper(), options.position);
-    if (!options.select.empty()) {
-        const int node = document_->find_or_reveal(options.select);
-        TINYAMP_CHECK(node >= 0, value, "--select '", options.select,
-                      "' names no node: use a node name such as e12, an op such as linear, backward:OP, a tensor's name such as 0.weight, or module:PATH");
+    // Each option given replaces its part of the scenario's opening.
+    place_timeline(document_->stepper(), options.position.empty() ? opening.position : options.position);
+    const std::string select = options.select.empty() ? opening.select : options.select == "none" ? "" : options.select;
+    if (!select.empty()) {
+        const int node = document_->find_or_reveal(select);
+        TINYAMP_CHECK(node >= 0, value, options.select.empty() ? "the scenario's opening selects '" : "--select '", select,
+                      "', which names no node: use a node name such as e12, an op such as linear, backward:OP, a tensor's name such as 0.weight, "
+                      "module:PATH, or none");
         document_->select(node);
     }
     if (options.zoom) {
@@ -120,6 +125,12 @@ void VizApp::train(std::int64_t steps)
         running_ = false;
         set_message(e.what(), true);
     }
+}
+
+StepContext VizApp::step_context() const
+{
+    if (!scenario_ || scenario_->history().empty()) return {};  // a trace file: what its values show, without a cause
+    return {.loss_scaled = scenario_->options().scaler, .step_skipped = scenario_->history().back().skipped};
 }
 
 void VizApp::draw_file_tab()
@@ -224,7 +235,7 @@ void VizApp::frame(double seconds, float width, float height)
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("inspector", {panels.right, body}, true);
-    draw_inspector(*document_);
+    draw_inspector(*document_, step_context());
     ImGui::EndChild();
     ImGui::End();
 }

@@ -10,6 +10,7 @@
 #include "visualizer/app/app_options.h"
 #include "visualizer/app/document.h"
 #include "visualizer/app/graph_view.h"
+#include "visualizer/model/inspector.h"
 #include "visualizer/scenarios/scenario.h"
 
 struct ImFont;
@@ -41,6 +42,7 @@ private:
     void set_message(std::string text, bool error);
     void draw_left_panel(float width, float height);
     void draw_file_tab();
+    StepContext step_context() const;  // what the scenario's GradScaler did in the step shown
 
     std::unique_ptr<Scenario> scenario_;  // null while a trace file is shown
     std::unique_ptr<Document> document_;

@@ -79,6 +79,7 @@ int check_labels(const unsigned char* rgb, int width, int height, const std::str
     if (!file) return fail("cannot read the box file '" + boxes + "'");
     std::vector<NodeLine> nodes;
     std::vector<std::pair<std::string, Box>> overlays;  // the legend, the minimap
+    std::string inspected;                               // the node the inspector shows, "" for none
     std::string text;
     for (int number = 1; std::getline(file, text); ++number) {
         std::istringstream in(text);
@@ -86,6 +87,10 @@ int check_labels(const unsigned char* rgb, int width, int height, const std::str
         if (!(in >> what)) continue;
         if (what == "legend" || what == "minimap") {
             overlays.emplace_back(what, read_box(in));
+            continue;
+        }
+        if (what == "inspected") {
+            in >> inspected;
             continue;
         }
         if (what != "node") throw std::runtime_error("box file line " + std::to_string(number) + ": unknown '" + what + "'");
@@ -133,9 +138,11 @@ int check_labels(const unsigned char* rgb, int width, int height, const std::str
             ++labelled;
         }
     }
-    std::printf("viz_screenshot_check: checked %zu node boxes: %d with a label; %zu overlays (legend, minimap)\n", nodes.size(), labelled,
-                overlays.size());
+    std::printf("viz_screenshot_check: checked %zu node boxes: %d with a label; %zu overlays (legend, minimap); inspected node: %s\n",
+                nodes.size(), labelled, overlays.size(), inspected.empty() ? "none" : inspected.c_str());
     if (nodes.empty()) failures += fail("the box file lists no node box");
+    if (!inspected.empty() && std::none_of(nodes.begin(), nodes.end(), [&](const NodeLine& n) { return n.name == inspected; }))
+        failures += fail("node " + inspected + ", which the inspector shows, is not wholly in the canvas");
     return failures;
 }
 

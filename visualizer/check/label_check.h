@@ -1,6 +1,8 @@
 #pragma once
 // viz_screenshot_check SHOT.png --labels BOXES: every node box that tinyamp-viz --node-boxes
-// listed has its label written in the screenshot, and no box lies under the legend or the minimap.
+// listed has its label written in the screenshot, no box lies under the legend or the minimap,
+// and the node the inspector shows (the file's `inspected` line, if any) is among the boxes: in
+// sight, wholly.
 //
 // For each box the check looks at the pixels the shape's fill surely covers (an op's box less its
 // rounded corners, a cast's tag less its pointed end, an ellipse's inscribed rectangle; less the

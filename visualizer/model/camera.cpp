@@ -78,6 +78,116 @@ Camera first_view(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float readab
     return camera;
 }
 
+namespace {
+
+bool is_shown(const Rect& overlay) { return overlay.width() > 0 && overlay.height() > 0; }
+
+Rect on_canvas(const Camera& camera, const Rect& box) { return {camera.to_canvas(box.min), camera.to_canvas(box.max)}; }
+
+// What a placement of the first view shows of the nodes.
+struct Showing {
+    bool qualifies = false;  // the focus wholly in the canvas, no node in the canvas under an overlay
+    int side_missing = 0;    // nodes of the rows in view cut by the canvas' left or right edge, or beyond it
+    int whole = 0;           // nodes wholly in the canvas
+};
+Showing showing(const Camera& camera, const std::vector<Rect>& nodes, int focus, const Rect& drawing, Vec2 canvas, const CornerOverlays& overlays)
+{
+    const Rect area{{0, 0}, canvas};
+    const bool minimap = is_shown(overlays.minimap) && !contains(visible_region(camera, canvas), drawing);
+    if (focus >= 0 && !contains(area, on_canvas(camera, nodes[std::size_t(focus)]))) return {};
+    Showing s{true, 0, 0};
+    for (const Rect& node : nodes) {
+        const Rect box = on_canvas(camera, node);
+        if (box.max.y <= 0 || box.min.y >= canvas.y) continue;  // not in the rows in view
+        s.side_missing += box.min.x < 0 || box.max.x > canvas.x;
+        if (!overlaps(box, area)) continue;
+        if ((is_shown(overlays.legend) && overlaps(box, overlays.legend)) || (minimap && overlaps(box, overlays.minimap))) return {};
+        s.whole += contains(area, box);
+    }
+    return s;
+}
+
+// The x extent of the nodes that the rows from `top` to `bottom` (layout points) hold.
+Rect row_nodes(const std::vector<Rect>& nodes, float top, float bottom)
+{
+    Rect r{{1e9f, top}, {-1e9f, bottom}};
+    for (const Rect& n : nodes)
+        if (n.max.y > top && n.min.y < bottom) r = {{std::min(r.min.x, n.min.x), top}, {std::max(r.max.x, n.max.x), bottom}};
+    return r.min.x <= r.max.x ? r : Rect{{0, top}, {0, bottom}};  // no node in those rows
+}
+
+// Offsets that put [lo, hi] (layout points, at zoom z) at 2 * `half` + 1 places from `margin`
+// to `extent` - `margin` pixels, the middle one first, then outwards: where a node may sit
+// along one axis of the canvas.
+std::vector<float> sweep(float lo, float hi, float z, float extent, float margin, int half)
+{
+    std::vector<float> offsets;
+    const float room = std::max(0.0f, extent - 2 * margin - (hi - lo) * z);
+    auto at = [&](int i) { return margin + room * float(i) / float(2 * half) - lo * z; };
+    offsets.push_back(at(half));
+    for (int d = 1; d <= half; ++d) {
+        offsets.push_back(at(half - d));
+        offsets.push_back(at(half + d));
+    }
+    return offsets;
+}
+
+}  // namespace
+
+std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 canvas, const CornerOverlays& overlays, float readable, float margin)
+{
+    const Rect drawing = drawing_bounds(layout);
+    const Camera fitted = fit(drawing, canvas, overlays.legend.max, margin);
+    if (fitted.zoom >= readable) return fitted;
+    std::vector<Rect> nodes;
+    for (const NodeBox& n : layout.nodes) nodes.push_back(node_bounds(n));
+    const float z = readable;
+    const Vec2 corner = {std::max(overlays.legend.max.x, overlays.minimap.max.x), std::max(overlays.legend.max.y, overlays.minimap.max.y)};
+    // Where the layout's origin goes (Camera::offset), down: the drawing's top at the margin,
+    // below the legend, below the minimap (the top is where the forward pass begins, the place a
+    // student starts reading); then, with a focus, the focus centred, then higher and lower.
+    std::vector<float> tops = {margin - drawing.min.y * z, overlays.legend.max.y + margin - drawing.min.y * z, corner.y + margin - drawing.min.y * z};
+    constexpr std::size_t kDrawingTops = 3;
+    constexpr int kHalfSweep = 6;
+    if (focus >= 0) {
+        const Rect& f = nodes[std::size_t(focus)];
+        for (const float top : sweep(f.min.y, f.max.y, z, canvas.y, margin, kHalfSweep)) tops.push_back(top);
+    }
+    // The best placement shows the most nodes wholly, less two for each node of its rows cut or
+    // left out at the sides (a column not in view); the first one listed on a tie. The focus's
+    // heights are tried only when no top of the drawing shows the focus.
+    auto score = [](const Showing& s) { return s.whole - 2 * s.side_missing; };
+    Camera best = fitted;
+    Showing best_showing;
+    for (std::size_t t = 0; t < tops.size(); ++t) {
+        if (t == kDrawingTops && best_showing.qualifies) break;
+        // Across: the nodes of the rows this top shows, centred (a tall drawing's columns are
+        // often narrower where the view is than further down); the drawing's left at the margin,
+        // right of the legend, right of the minimap; its right at the margin; then the focus
+        // centred, then further left and right.
+        const Rect rows = row_nodes(nodes, -tops[t] / z, (canvas.y - tops[t]) / z);
+        std::vector<float> lefts = {(canvas.x - rows.width() * z) / 2 - rows.min.x * z, margin - drawing.min.x * z,
+                                    overlays.legend.max.x + margin - drawing.min.x * z, corner.x + margin - drawing.min.x * z,
+                                    canvas.x - margin - drawing.max.x * z};
+        if (focus >= 0) {
+            const Rect& f = nodes[std::size_t(focus)];
+            for (const float left : sweep(f.min.x, f.max.x, z, canvas.x, margin, kHalfSweep)) lefts.push_back(left);
+        }
+        for (const float left : lefts) {
+            Camera camera;
+            camera.zoom = z;
+            camera.offset = {left, tops[t]};
+            const Showing s = showing(camera, nodes, focus, drawing, canvas, overlays);
+            if (s.qualifies && (!best_showing.qualifies || score(s) > score(best_showing))) {
+                best = camera;
+                best_showing = s;
+            }
+        }
+    }
+    if (best_showing.qualifies) return best;
+    return std::nullopt;
+}
+
 Camera zoom_about(const Camera& camera, Vec2 anchor, float factor)
 {
     const Vec2 under = camera.to_layout(anchor);

@@ -3,6 +3,7 @@
 // canvas (pixels from its top-left), and the moves a person makes with it: fit the whole graph,
 // zoom about the cursor, keep the timeline's node in sight, jump to a point picked on the minimap.
 // No GUI here, so the tests check every move directly (tests/visualizer/camera_test.cpp).
+#include <optional>
 #include <vector>
 
 #include "visualizer/model/layout.h"
@@ -47,6 +48,25 @@ Camera fit(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float margin = 24);
 /// where it fits. `keep_clear_larger` is the corner box for a drawing larger than the canvas:
 /// the legend and the minimap under it.
 Camera first_view(const Rect& bounds, Vec2 canvas, Vec2 keep_clear, float readable, Vec2 keep_clear_larger, float margin = 24);
+/// What is drawn over the canvas' top-left corner, in canvas pixels: the legend, and under it the
+/// minimap, shown while part of the drawing is out of view. An empty box ({0, 0} to {0, 0}) for
+/// one that is hidden.
+struct CornerOverlays {
+    Rect legend;
+    Rect minimap;
+};
+/// The first view with the node `focus` (an index into layout.nodes; -1 for none) in it: the fit
+/// when it is readable (as first_view(): the whole drawing, so the focus too). Else, at the
+/// readable zoom, the best of a set of placements (down: the drawing's top at the margin, below
+/// the legend or below the minimap, and the focus at 13 heights; across: the nodes of the rows
+/// in view centred, the drawing's left or right edge at the margin or beside the overlays, and
+/// the focus at 13 places) among those with the focus wholly in the canvas and no node in the
+/// canvas under the legend or the minimap (under the minimap only while it is shown). The best
+/// shows the most nodes wholly, less two for each node of its rows cut or left out at the sides
+/// (a column not in view); the first one listed on a tie. The focus's heights are tried only when
+/// no top of the drawing qualifies. None when none qualifies: a canvas too small for the focus
+/// beside the overlays (then a smaller legend, or first_view() clear of the corner).
+std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 canvas, const CornerOverlays& overlays, float readable, float margin = 24);
 /// The camera zoomed by `factor` (clamped to [kMinZoom, kMaxZoom]) about the canvas point
 /// `anchor`: the layout point under it stays under it, as the mouse wheel does.
 Camera zoom_about(const Camera& camera, Vec2 anchor, float factor);

@@ -70,15 +70,27 @@ std::string count_sentence(std::int64_t count, const char* what)
     return std::to_string(count).append(count == 1 ? " value is " : " values are ").append(what);
 }
 
+// How many of a tensor's values are NaN, inf and finite, from its statistics' shares.
+struct ValueCounts {
+    std::int64_t all = 0, nans = 0, infs = 0;
+    std::int64_t nonfinite() const { return nans + infs; }
+    std::int64_t finite() const { return all - nans - infs; }
+};
+ValueCounts value_counts(const TensorInfo& t)
+{
+    const std::int64_t all = element_count(t);
+    return {all, std::llround(t.stats.nans * double(all)), std::llround(t.stats.infs * double(all))};
+}
+
 // The statistics of `values`, as sentences: NaN/inf counts, exact zeros, the range of |x|, and
 // what a cast to f16 or bf16 would lose.
 std::vector<std::string> value_facts(const TensorInfo& values)
 {
     const trace::ValueStats& s = values.stats;
-    const double n = double(element_count(values));
+    const ValueCounts counts = value_counts(values);
     std::vector<std::string> facts;
-    if (s.nans > 0) facts.push_back(count_sentence(std::llround(s.nans * n), "NaN"));
-    if (s.infs > 0) facts.push_back(count_sentence(std::llround(s.infs * n), "+-inf"));
+    if (counts.nans > 0) facts.push_back(count_sentence(counts.nans, "NaN"));
+    if (counts.infs > 0) facts.push_back(count_sentence(counts.infs, "+-inf"));
     if (s.zeros > 0) facts.push_back(percent(s.zeros).append(" of the values are exactly 0"));
     if (s.max_abs > 0 && s.min_abs == s.max_abs)
         facts.push_back(std::string("every finite non-zero value has |x| = ").append(magnitude(s.max_abs)));
@@ -195,7 +207,94 @@ std::vector<std::string> gradient_facts(const trace::Trace& trace, const TraceGr
     return {produced};
 }
 
-NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, int node)
+// The range of the values in one line; over the finite ones only, and "no finite values" when
+// none is, rather than a range of nothing ("|x| from 0 to 0").
+std::string range_line(const TensorInfo& values)
+{
+    const trace::ValueStats& s = values.stats;
+    const ValueCounts counts = value_counts(values);
+    if (counts.all == 0) return "no values (an empty tensor)";
+    if (counts.finite() == 0) return "no finite values";
+    if (s.max_abs == 0) return "every finite value is 0";
+    return std::string(counts.nonfinite() > 0 ? "finite |x| from " : "|x| from ")
+        .append(magnitude(s.min_abs))
+        .append(" to ")
+        .append(magnitude(s.max_abs))
+        .append(", zeros ")
+        .append(percent(s.zeros));
+}
+
+bool has_nonfinite(const TensorInfo& t) { return t.has_stats && (t.stats.nans > 0 || t.stats.infs > 0); }
+
+// The first event of the trace (in the order they ran) that gave a NaN or an inf, or -1: where
+// the non-finite values of every later event come from.
+int first_nonfinite_event(const trace::Trace& trace)
+{
+    const std::vector<Event>& events = trace.events();
+    for (std::size_t i = 0; i < events.size(); ++i)
+        if (std::any_of(events[i].outputs.begin(), events[i].outputs.end(), has_nonfinite)) return int(i);
+    return -1;
+}
+
+// An event as the graph shows it: "relu (#40)", "linear (#39) in 4 · Linear" inside a folded
+// module, "the cast's backward (to, #38)".
+std::string event_label(const trace::Trace& trace, const TraceGraph& graph, int index)
+{
+    const Event& e = trace.events()[std::size_t(index)];
+    const std::string seq = " (#" + std::to_string(e.seq) + ")";
+    const int node = graph.node_of_event(std::size_t(index));
+    if (node >= 0 && graph.nodes[std::size_t(node)].kind == trace::NodeKind::module)
+        return e.op + seq + " in " + graph.nodes[std::size_t(node)].label.front();
+    if (e.phase == trace::Phase::backward && e.op == "to") return "the cast's backward (to, #" + std::to_string(e.seq) + ")";  // "to" alone says little
+    return (node >= 0 ? graph.nodes[std::size_t(node)].label.front() : e.op) + seq;
+}
+
+// What happened, first, when some values are NaN or inf: how many, where the step's first ones
+// appeared (`here`: the events this node shows) and, from `step`, what the GradScaler did about it.
+std::string nonfinite_headline(const trace::Trace& trace, const TraceGraph& graph, const std::vector<int>& here, const TensorInfo& values,
+                               const StepContext& step)
+{
+    const ValueCounts counts = value_counts(values);
+    if (counts.nonfinite() == 0) return "";
+    const char* what = counts.infs == 0 ? "NaN" : counts.nans == 0 ? "inf" : "NaN or inf";
+    std::string text = counts.finite() == 0 ? std::string("every value is ").append(what)
+                                            : std::to_string(counts.nonfinite()) + " of " + std::to_string(counts.all) +
+                                                  (counts.nonfinite() == 1 ? " values is " : " values are ") + what;
+    const int origin = first_nonfinite_event(trace);
+    if (origin < 0) return text;  // statistics without an event that made them: nothing more to say
+    const Event& first = trace.events()[std::size_t(origin)];
+    const TensorInfo& made = *std::find_if(first.outputs.begin(), first.outputs.end(), has_nonfinite);
+    const bool from_here = std::find(here.begin(), here.end(), origin) != here.end();
+    const std::string where = from_here ? " here" : " at " + event_label(trace, graph, origin);
+    const bool overflow = made.stats.infs > 0;
+    if (first.phase == trace::Phase::backward && step.loss_scaled)
+        text.append(": the scaled gradient ").append(overflow ? "overflowed " : "became NaN in ").append(dtype_name(made.dtype)).append(where);
+    else if (from_here && overflow && (made.dtype == f16 || made.dtype == bf16))
+        text.append(": ").append(dtype_name(made.dtype)).append(" overflowed here, a result beyond its largest value (")
+            .append(magnitude(format_limits(made.dtype).max)).append(") became inf");
+    else if (from_here)
+        text.append(": the step's first NaN or inf appears here, from finite inputs");
+    else
+        text.append(": they come from ").append(event_label(trace, graph, origin)).append(", the step's first event with a NaN or inf");
+    if (step.step_skipped)
+        text.append(first.phase == trace::Phase::forward ? ", so GradScaler skips this step (a loss scale cannot prevent an overflow in the forward pass)"
+                                                          : ", so GradScaler skips this step");
+    return text;
+}
+
+// The values' part of the details: the headline, the range line and the facts, for the values of
+// the events `here`.
+void describe_values(NodeDetails& d, const trace::Trace& trace, const TraceGraph& graph, const std::vector<int>& here, const StepContext& step)
+{
+    if (!d.has_values) return;
+    d.headline = nonfinite_headline(trace, graph, here, d.values, step);
+    d.value_range = range_line(d.values);
+    d.has_finite_values = value_counts(d.values).finite() > 0;
+    const std::vector<std::string> values = value_facts(d.values);
+    d.facts.insert(d.facts.end(), values.begin(), values.end());
+}
+
+NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, int node, const StepContext& step)
 {
     const GraphNode& n = graph.nodes[std::size_t(node)];
     TINYAMP_CHECK(std::size_t(n.event) < trace.events().size(), value, "inspect: graph node ", n.name, " is event ", n.event, " but the trace has ",
@@ -220,10 +319,7 @@ NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, in
     if (std::string inner = inner_precision(e); !inner.empty()) d.facts.push_back(std::move(inner));
     if (e.is_cast && !e.policy.empty())
         d.facts.push_back(std::string("autocast inserted this cast for the op that uses it, whose rule is ").append(e.policy));
-    if (d.has_values) {
-        const std::vector<std::string> values = value_facts(d.values);
-        d.facts.insert(d.facts.end(), values.begin(), values.end());
-    }
+    describe_values(d, trace, graph, {n.event}, step);
     return d;
 }
 
@@ -244,7 +340,7 @@ NodeDetails inspect_tensor(const GraphNode& n)
 
 // A collapsed module: what ran in it, its casts and cache hits, what goes in and out, and the
 // statistics of what it hands on (its last event's output).
-NodeDetails inspect_module(const trace::Trace& trace, const TraceGraph& graph, int node)
+NodeDetails inspect_module(const trace::Trace& trace, const TraceGraph& graph, int node, const StepContext& step)
 {
     const GraphNode& n = graph.nodes[std::size_t(node)];
     NodeDetails d;
@@ -277,10 +373,7 @@ NodeDetails inspect_module(const trace::Trace& trace, const TraceGraph& graph, i
         d.facts.push_back("autocast cast " + std::to_string(n.casts) + " tensor" + (n.casts == 1 ? "" : "s") + " for it; the cast cache served " +
                           (n.cache_hits == 0 ? std::string("none of them") : std::to_string(n.cache_hits) + " of them"));
     d.facts.push_back("click its box to see each op, cast and weight inside (a click on the frame's title folds it again)");
-    if (d.has_values) {
-        const std::vector<std::string> values = value_facts(d.values);
-        d.facts.insert(d.facts.end(), values.begin(), values.end());
-    }
+    describe_values(d, trace, graph, n.events, step);
     return d;
 }
 
@@ -295,13 +388,13 @@ FormatLimits format_limits(DType dtype)
     return {dtype, t.max, t.min_normal, t.min_subnormal};
 }
 
-NodeDetails inspect(const trace::Trace& trace, const TraceGraph& graph, int node)
+NodeDetails inspect(const trace::Trace& trace, const TraceGraph& graph, int node, const StepContext& step)
 {
     TINYAMP_CHECK(node >= 0 && std::size_t(node) < graph.nodes.size(), index, "inspect: node ", node, " is outside the graph's ",
                   graph.nodes.size(), " nodes (0 to ", graph.nodes.size(), " - 1)");
     const GraphNode& n = graph.nodes[std::size_t(node)];
-    if (n.kind == trace::NodeKind::module) return inspect_module(trace, graph, node);
-    return n.kind == trace::NodeKind::tensor ? inspect_tensor(n) : inspect_event(trace, graph, node);
+    if (n.kind == trace::NodeKind::module) return inspect_module(trace, graph, node, step);
+    return n.kind == trace::NodeKind::tensor ? inspect_tensor(n) : inspect_event(trace, graph, node, step);
 }
 
 }  // namespace tinyamp::viz

@@ -31,6 +31,17 @@ std::set<std::string> top_level_modules(const trace::TraceGraph& graph);
 /// The options the GUI builds its graph with: these modules collapsed, the others in clusters.
 trace::GraphOptions view_options(const std::set<std::string>& collapsed);
 
+/// The node of `graph` (the graph of `trace`, some modules folded) that `name` names, as --select
+/// names nodes: a node's own name ("e12"), else the first event node whose op is `name`, else the
+/// first node whose label starts with the line `name` (a tensor's name, "0.weight").
+/// "backward:OP" looks among backward events only; "module:PATH" is the forward box of a folded
+/// module (or "module:PATH:backward"). -1 when none matches.
+int find_node(const trace::Trace& trace, const trace::TraceGraph& graph, const std::string& name);
+/// The folded module of `graph` whose box holds what `name` names (the event it names, e12 or
+/// an op, or the first event that uses a tensor of that name): unfolded, it shows that node. ""
+/// when `name` names a node of `graph` already, or nothing.
+std::string module_hiding(const trace::Trace& trace, const trace::TraceGraph& graph, const std::string& name);
+
 /// The graph of `trace` with `collapsed` modules, and its Graphviz layout.
 struct ModuleView {
     trace::TraceGraph graph;

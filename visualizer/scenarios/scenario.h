@@ -70,6 +70,14 @@ struct StepRecord {
     bool skipped = false;   ///< the scaler skipped the optimizer step (an inf/NaN gradient)
 };
 
+/// Where a scenario opens: the place of its lesson, as tinyamp-viz's --position and --select
+/// would give it (each of those, given, overrides its part). The first view keeps the node
+/// selected in sight (camera.h's first_view_showing).
+struct Opening {
+    std::string position = "end";  ///< the timeline: "end", "start", "backward" or a number of events
+    std::string select;            ///< the node inspected, as --select names it ("" for none: the timeline's)
+};
+
 class Scenario {
 public:
     /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8",
@@ -77,6 +85,9 @@ public:
     static std::vector<std::string> names();
     /// The options of a named scenario; Error(value) listing the names otherwise.
     static ScenarioOptions preset(const std::string& name);
+    /// Where the named scenario opens (its lesson's node); Error(value) listing the names for an
+    /// unknown one.
+    static Opening opening(const std::string& name);
     /// Throws Error(value) saying what is wrong with `options` and how to fix it (the GUI can
     /// check an edit before it resets). The constructor and reset() call it. Loads the digits
     /// (once per process) to check the batch size against the training set, or the GPT's text.

@@ -9,7 +9,12 @@ namespace tinyamp::viz {
 
 namespace {
 
-using Preset = std::pair<std::string, ScenarioOptions>;
+// A named scenario: its options, and where it opens.
+struct Preset {
+    std::string name;
+    ScenarioOptions options;
+    Opening opening;
+};
 
 // The character GPT (one block, 2 heads, width 16) on 2 windows of 12 characters of the King
 // James text, in f16 on the CPU list with a GradScaler at PyTorch's defaults (2^16, growth every
@@ -33,32 +38,40 @@ ScenarioOptions gpt_preset(bool fused_attention)
 const std::vector<Preset>& presets()
 {
     static const std::vector<Preset> all = {
-        {"mlp-bf16", {}},
+        // bf16 autocast on the CPU list: the first Linear's layer unfolded, its input and weights
+        // cast to bf16 (the weights through the cast cache), the linear in bf16.
+        {"mlp-bf16", {}, {.select = "linear"}},
         // The GPU's lists in f16 with a scaler. PyTorch's defaults (init_scale 2^16, growth_interval
         // 2000) would draw a flat line over the few dozen steps a student clicks through. From 2^24
         // the first steps overflow (skipped, the scale halves each time) until the gradients fit in
         // f16; then every 5 clean steps the scale doubles, until it overflows again: a sawtooth
         // (measured on seed 0: 6 skipped steps down to 2^18, then it swings between 2^18 and 2^19).
+        // It opens on the first step's overflow: the last Linear's backward, every value inf,
+        // under the cast's backward where the scaled gradient overflowed f16.
         {"mlp-f16-scaler",
          {.dtype = f16,
           .table = amp::PolicyTable::cuda(),
           .scaler = true,
-          .scaler_options = {.init_scale = 16777216.0 /* 2^24 */, .growth_interval = 5}}},
-        // The same without the scaler: small gradients underflow to zero in f16.
-        {"mlp-f16", {.dtype = f16, .table = amp::PolicyTable::cuda()}},
-        {"mlp-f32", {.autocast = false}},
-        {"cnn-bf16", {.model = "cnn"}},
-        // One forward pass a step keeps the big graph readable.
-        {"deep-bf16", {.model = "deep", .micro_batches = 1}},
+          .scaler_options = {.init_scale = 16777216.0 /* 2^24 */, .growth_interval = 5}},
+         {.select = "module:4:backward"}},
+        // The same without the scaler: small gradients underflow to zero in f16. It opens on the
+        // first Linear's backward, the smallest gradients, down to f16's subnormals.
+        {"mlp-f16", {.dtype = f16, .table = amp::PolicyTable::cuda()}, {.select = "module:0:backward"}},
+        // f32: the same gradients, with what f16 would flush of them.
+        {"mlp-f32", {.autocast = false}, {.select = "module:0:backward"}},
+        {"cnn-bf16", {.model = "cnn"}, {.select = "conv2d"}},
+        // One forward pass a step keeps the big graph readable. It opens on the first layer, its
+        // casts on a badge, beside its backward.
+        {"deep-bf16", {.model = "deep", .micro_batches = 1}, {.select = "module:0"}},
         // FP8 training: every Linear through fp8_linear (f32 elsewhere, as tinyamp-train's FP8
         // modes), one forward pass a step. Delayed scaling shows the amax history growing step by
-        // step; MXFP8 the block scales.
-        {"mlp-fp8-delayed", {.autocast = false, .micro_batches = 1, .fp8 = "delayed"}},
-        {"mlp-mxfp8", {.autocast = false, .micro_batches = 1, .fp8 = "mxfp8"}},
+        // step; MXFP8 the block scales. Each opens on the first fp8_linear and its casts.
+        {"mlp-fp8-delayed", {.autocast = false, .micro_batches = 1, .fp8 = "delayed"}, {.select = "fp8_linear"}},
+        {"mlp-mxfp8", {.autocast = false, .micro_batches = 1, .fp8 = "mxfp8"}, {.select = "fp8_linear"}},
         // A one-block character GPT (gpt_preset says why these settings): its attention as one
         // fused op, or as the composite reference's matmul, mul, masked_fill, softmax, matmul.
-        {"gpt", gpt_preset(true)},
-        {"gpt-composite", gpt_preset(false)},
+        {"gpt", gpt_preset(true), {.select = "scaled_dot_product_attention"}},
+        {"gpt-composite", gpt_preset(false), {.select = "softmax"}},
     };
     return all;
 }
@@ -66,7 +79,7 @@ const std::vector<Preset>& presets()
 std::string joined_names()
 {
     std::string out;
-    for (const Preset& p : presets()) out.append(out.empty() ? "" : ", ").append(p.first);
+    for (const Preset& p : presets()) out.append(out.empty() ? "" : ", ").append(p.name);
     return out;
 }
 
@@ -94,16 +107,24 @@ std::string scale_text(double scale)
 std::vector<std::string> Scenario::names()
 {
     std::vector<std::string> out;
-    for (const Preset& p : presets()) out.push_back(p.first);
+    for (const Preset& p : presets()) out.push_back(p.name);
     return out;
 }
 
-ScenarioOptions Scenario::preset(const std::string& name)
+namespace {
+
+const Preset& named_preset(const std::string& name)
 {
     for (const Preset& p : presets())
-        if (p.first == name) return p.second;
+        if (p.name == name) return p;
     TINYAMP_FAIL(value, "unknown scenario '", name, "': choose one of ", joined_names());
 }
+
+}  // namespace
+
+ScenarioOptions Scenario::preset(const std::string& name) { return named_preset(name).options; }
+
+Opening Scenario::opening(const std::string& name) { return named_preset(name).opening; }
 
 std::string Scenario::summary() const
 {
