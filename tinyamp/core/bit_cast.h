@@ -10,6 +10,7 @@ namespace tinyamp {
 #if defined(__cpp_lib_bit_cast)
 using std::bit_cast;
 #else
+/// The bits of `from` read as a `To` (both the same size and trivially copyable).
 template <class To, class From>
     requires(sizeof(To) == sizeof(From) && std::is_trivially_copyable_v<To> && std::is_trivially_copyable_v<From>)
 constexpr To bit_cast(const From& from) noexcept
