@@ -75,7 +75,26 @@ step "6. The site: $site"
 rm -rf "$site.tmp"
 mkdir -p "$site.tmp"
 cp "$build/visualizer/web/tinyamp-viz."{js,wasm,data} "$root/visualizer/web/viz.html" "$site.tmp/"
-python3 "$root/visualizer/web/make_index.py" "$site.tmp/index.html"
+# The tour (each lesson's results and pictures): the walkthrough's build/tour, else run by the
+# native build's tinyamp-tour when there is one; the front page and each lesson link the live page.
+tour=()
+if [ -f "$root/build/tour/index.html" ]; then
+  cp -r "$root/build/tour" "$site.tmp/tour"
+  tour=(--tour "$site.tmp/tour")
+elif [ -x "$root/build/lessons/tinyamp-tour" ]; then
+  echo "web: running the native tour for its pages (log: $out/tour.log)"
+  status=0
+  "$root/build/lessons/tinyamp-tour" --out "$site.tmp/tour" > "$out/tour.log" 2>&1 || status=$?
+  if [ "$status" -eq 0 ] || [ "$status" -eq 77 ]; then  # 77: a lesson skipped (no GPU)
+    tour=(--tour "$site.tmp/tour")
+  else
+    echo "web: the tour failed (exit $status; $out/tour.log): the site has no tour pages" >&2
+    rm -rf "$site.tmp/tour"
+  fi
+else
+  echo "web: no tour pages: ./scripts/walkthrough.sh writes build/tour; run this again after it"
+fi
+python3 "$root/visualizer/web/make_index.py" "$site.tmp/index.html" "${tour[@]}"
 rm -rf "$site"
 mv "$site.tmp" "$site"
 python3 - "$site" <<'PY'

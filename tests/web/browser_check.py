@@ -5,7 +5,8 @@ chromedriver, the site served on 127.0.0.1 only. Exits 1 naming each check that 
     browser_check.py SITE VIZ_SCREENSHOT_CHECK NATIVE_TINYAMP_VIZ [--out DIR]
 
 Checks, in order:
-  1. the front page links every scenario the native `tinyamp-viz --list-scenarios` names;
+  1. the front page links every scenario the native `tinyamp-viz --list-scenarios` names, and the
+     tour's lessons (when the site has the tour) link scenarios that exist;
   2. viz.html?scenario=mlp-bf16 draws its first frame within 3 s of the page's start, with no error;
   3. its screenshot passes the native screenshot's pixel checks (viz_screenshot_check: the dtype
      colors, the cast outline, the legend), and a screenshot of the front page fails them (the
@@ -208,6 +209,12 @@ def main():
             links = {a.get_attribute("href").split("scenario=")[-1] for a in driver.find_elements(By.CSS_SELECTOR, "#scenarios a")}
             missing = [n for n in names if n not in links]
             check(not missing, "the front page links every scenario of tinyamp-viz --list-scenarios", f"missing: {missing}" if missing else f"{len(names)} scenarios")
+            if (site / "tour" / "index.html").exists():
+                driver.get(base + "/tour/index.html")
+                live = [a.get_attribute("href").split("scenario=")[-1] for a in driver.find_elements(By.CSS_SELECTOR, "p.live a")]
+                check(bool(live) and all(n in names for n in live), "the tour's lessons link live scenarios that exist",
+                      f"{len(live)} links" if live else "none")
+                driver.get(base + "/index.html")
             index_shot = out / "web_index.png"
             driver.save_screenshot(str(index_shot))
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Writes the web page's front page: one link per scenario of tinyamp-viz (Scenario::names()),
-each opening viz.html on it, with what it shows and the lesson that explains it.
+each opening viz.html on it, with what it shows and the lesson that explains it; and, given the
+tour (tinyamp-tour's output: each lesson's results and pictures), links it and adds to each of
+its lessons that a scenario shows a link that opens the scenario live.
 
-    make_index.py OUT.html
+    make_index.py OUT.html [--tour TOUR_DIR]     TOUR_DIR/index.html is rewritten in place
 
 The browser test (tests/web/browser_check.py) checks that every scenario the native
 `tinyamp-viz --list-scenarios` names has its link here, so a new scenario cannot be left out.
 """
 import html
+import pathlib
+import re
 import sys
 
 # name, what it shows, the lesson that explains it
@@ -25,9 +29,41 @@ SCENARIOS = [
 ]
 
 
+def link_tour(tour):
+    """Adds "Watch it live" links under the tour's lesson headings (<h2 id="NN_topic">)."""
+    index = pathlib.Path(tour) / "index.html"
+    text = index.read_text(encoding="utf-8")
+    by_lesson = {}
+    for name, _, lessons in SCENARIOS:
+        for lesson in filter(None, (n.strip() for n in lessons.split(","))):
+            by_lesson.setdefault(lesson, []).append(name)
+
+    def add_links(match):
+        names = by_lesson.get(match.group(1)[:2], [])
+        if not names:
+            return match.group(0)
+        links = ", ".join(f'<a href="../viz.html?scenario={html.escape(n)}">{html.escape(n)}</a>' for n in names)
+        return match.group(0) + f'\n<p class="live"><b>Watch it live</b> in your browser: {links}</p>'
+
+    text, count = re.subn(r'<h2 id="(\d\d_[a-z0-9_]+)">.*?</h2>', add_links, text)
+    if count == 0:
+        sys.exit(f"make_index: {index} has no lesson headings (<h2 id=\"NN_topic\">): is it tinyamp-tour's index page?")
+    index.write_text(text, encoding="utf-8")
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    tour = None
+    if "--tour" in args:
+        i = args.index("--tour")
+        tour = args[i + 1] if i + 1 < len(args) else sys.exit(__doc__)
+        del args[i:i + 2]
+    if len(args) != 1:
         sys.exit(__doc__)
+    if tour:
+        link_tour(tour)
+    tour_line = ('<p><a href="tour/index.html">The tour</a>: the twenty lessons\' results and pictures, '
+                 'with a link to each scenario where its lesson shows it.</p>' if tour else "")
     rows = "\n".join(
         f'  <li><a href="viz.html?scenario={html.escape(name)}">{html.escape(name)}</a>: {html.escape(text)} '
         + (f'<span class="lesson">(lesson{"s" if "," in lesson else ""} {html.escape(lesson)})</span>' if lesson else "") + "</li>"
@@ -50,6 +86,7 @@ def main():
 WebAssembly, and draws its computation graph colored by dtype, forward and backward. Step it, change the
 autocast dtype, turn the cast cache or the GradScaler on and off, and click any box to inspect its values.
 Nothing is installed; nothing leaves your machine.</p>
+{tour_line}
 <ul id="scenarios">
 {rows}
 </ul>
@@ -60,7 +97,7 @@ Nothing is installed; nothing leaves your machine.</p>
 </body>
 </html>
 """
-    with open(sys.argv[1], "w", encoding="utf-8") as out:
+    with open(args[0], "w", encoding="utf-8") as out:
         out.write(page)
 
 
