@@ -3,8 +3,9 @@
 // refresh (emscripten_set_main_loop), where the native app loops itself.
 //
 // For the browser test and the curious, each frame leaves its figures on the page's
-// window.tinyampViz: {frames, frameMs (the last 120), firstFrameMs (since the page started),
-// title, nodes (the graph's boxes now), error}; the tab's title is the scenario's summary
+// window.tinyampViz: {frames, frameMs (the last 120), appMs (the part of each that is the app's
+// own work, before WebGL draws), firstFrameMs (since the page started), title, nodes (the graph's
+// boxes now), error}; the tab's title is the scenario's summary
 // ("... step 3 ..."). And two functions say where to click, in canvas pixels ("x y", or "" when
 // not drawn): Module.ccall("tinyamp_item_center", "string", ["string"], ["step"]) for a button
 // (ui_targets.h's labels), and tinyamp_node_center for a node ("e12", an op such as linear).
@@ -27,10 +28,12 @@ using namespace tinyamp::viz;
 
 namespace {
 
-EM_JS(void, report_frame, (int frames, double frame_ms, const char* title, int nodes), {
-    const viz = window.tinyampViz || (window.tinyampViz = {frames : 0, frameMs : [], firstFrameMs : null, title : "", error : null});
+EM_JS(void, report_frame, (int frames, double frame_ms, double app_ms, const char* title, int nodes), {
+    const viz = window.tinyampViz || (window.tinyampViz = {frames : 0, frameMs : [], appMs : [], firstFrameMs : null, title : "", error : null});
     viz.frames = frames;
     viz.nodes = nodes;
+    viz.appMs.push(app_ms);
+    if (viz.appMs.length > 120) viz.appMs.shift();
     if (viz.firstFrameMs === null) viz.firstFrameMs = performance.now();
     viz.frameMs.push(frame_ms);
     if (viz.frameMs.length > 120) viz.frameMs.shift();
@@ -73,9 +76,10 @@ void frame()
         const double seconds = page->last_ms > 0 ? (start - page->last_ms) / 1000.0 : 1.0 / 60;
         page->last_ms = start;
         page->app.frame(seconds, io.DisplaySize.x, io.DisplaySize.y);
+        const double app_ms = emscripten_get_now() - start;  // the app's own work: panels, graph, draw lists
         page->platform.render();
         page->platform.finish();  // the frame's time includes the GPU's part, as --timing's does
-        report_frame(++page->frames, emscripten_get_now() - start, page->app.document().title().c_str(),
+        report_frame(++page->frames, emscripten_get_now() - start, app_ms, page->app.document().title().c_str(),
                      int(page->app.document().graph().nodes.size()));
     } catch (const std::exception& e) {
         report_error((std::string("tinyamp-viz stopped: ") + e.what()).c_str());
