@@ -4,8 +4,9 @@
 //
 // For the browser test and the curious, each frame leaves its figures on the page's
 // window.tinyampViz: {frames, frameMs (the last 120), appMs (the part of each that is the app's
-// own work, before WebGL draws), firstFrameMs (since the page started), title, nodes (the graph's
-// boxes now), error}; the tab's title is the scenario's summary
+// own work, before WebGL draws), intervalMs (from one frame's start to the next's: the rate the
+// browser gives), firstFrameMs (since the page started), title, nodes (the graph's boxes now),
+// error}; the tab's title is the scenario's summary
 // ("... step 3 ..."). And two functions say where to click, in canvas pixels ("x y", or "" when
 // not drawn): Module.ccall("tinyamp_item_center", "string", ["string"], ["step"]) for a button
 // (ui_targets.h's labels), and tinyamp_node_center for a node ("e12", an op such as linear).
@@ -33,6 +34,10 @@ EM_JS(void, report_frame, (int frames, double frame_ms, double app_ms, const cha
     viz.frames = frames;
     viz.nodes = nodes;
     viz.appMs.push(app_ms);
+    const now = performance.now();
+    if (viz.lastFrameAt) (viz.intervalMs = viz.intervalMs || []).push(now - viz.lastFrameAt);
+    viz.lastFrameAt = now;
+    if (viz.intervalMs && viz.intervalMs.length > 120) viz.intervalMs.shift();
     if (viz.appMs.length > 120) viz.appMs.shift();
     if (viz.firstFrameMs === null) viz.firstFrameMs = performance.now();
     viz.frameMs.push(frame_ms);
