@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install what is missing, build, run every test (the
-# package test installs tinyamp and builds an outside project against it), build the API
+# package test installs tinyamp and builds an outside project against it), build the web page and
+# test it in headless Chromium (scripts/web.sh, docs/web.md), build the API
 # reference with Doxygen, then build again with AddressSanitizer + UndefinedBehaviorSanitizer and
 # run the tests there too, once more with ThreadSanitizer for the tests whose name contains
 # "thread", and last a short libFuzzer run of every file loader (scripts/fuzz.sh smoke).
