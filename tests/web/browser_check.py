@@ -214,6 +214,18 @@ def main():
                 live = [a.get_attribute("href").split("scenario=")[-1] for a in driver.find_elements(By.CSS_SELECTOR, "p.live a")]
                 check(bool(live) and all(n in names for n in live), "the tour's lessons link live scenarios that exist",
                       f"{len(live)} links" if live else "none")
+                if live:
+                    # A click opens the visualizer in the lesson's page, under its heading.
+                    driver.find_element(By.CSS_SELECTOR, "p.live a").click()
+                    frames = 0
+                    for _ in range(300):
+                        frames = driver.execute_script(
+                            "const f = document.querySelector('iframe.live'); const v = f && f.contentWindow.tinyampViz;"
+                            " return v ? v.frames : 0")
+                        if frames >= 3:
+                            break
+                        time.sleep(0.1)
+                    check(frames >= 3, "a click on a lesson's live link runs the visualizer in the tour's page", f"{frames} frames drawn")
                 driver.get(base + "/index.html")
             index_shot = out / "web_index.png"
             driver.save_screenshot(str(index_shot))

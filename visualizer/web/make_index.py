@@ -48,7 +48,27 @@ def link_tour(tour):
     text, count = re.subn(r'<h2 id="(\d\d_[a-z0-9_]+)">.*?</h2>', add_links, text)
     if count == 0:
         sys.exit(f"make_index: {index} has no lesson headings (<h2 id=\"NN_topic\">): is it tinyamp-tour's index page?")
+    # A click on a live link opens the visualizer right there, under the heading (one at a time:
+    # each runs its own training); Ctrl-click or a middle click still opens it in a tab.
+    text = text.replace("</body>", LIVE_SCRIPT + "</body>", 1)
     index.write_text(text, encoding="utf-8")
+
+
+LIVE_SCRIPT = """<script>
+document.querySelectorAll("p.live a").forEach(function (link) {
+  link.addEventListener("click", function (event) {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    document.querySelectorAll("iframe.live").forEach(function (frame) { frame.remove(); });
+    const frame = document.createElement("iframe");
+    frame.className = "live";
+    frame.src = link.href;
+    frame.style.cssText = "width: 100%; height: 800px; border: 1px solid #888;";
+    link.parentElement.after(frame);
+  });
+});
+</script>
+"""
 
 
 def main():
