@@ -83,9 +83,7 @@ def main():
     if not web.exists():
         print(f"compare_traces: skipped: no {web} (scripts/web.sh builds it)")
         return 77
-    names = subprocess.run([pathlib.Path(native).parent / "tinyamp-viz", "--list-scenarios"], capture_output=True, text=True).stdout.split()
-    if not names:  # no GUI build: the scenarios the web build knows are the native ones anyway
-        names = ["mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8", "gpt", "gpt-composite"]
+    names = subprocess.run([native, "--list"], capture_output=True, text=True, check=True).stdout.split()
     failed = 0
     for name in names:
         env = dict(os.environ, TINYAMP_CPU="portable")

@@ -2,6 +2,7 @@
 // dtypes, shapes and value statistics) after a number of training steps, and nothing else:
 //
 //     viz_trace_dump SCENARIO STEPS
+//     viz_trace_dump --list          the scenarios' names (Scenario::names()), one per line
 //
 // Built twice, natively and to WebAssembly for node (web/CMakeLists.txt), so that
 // tests/web/compare_traces.py can hold the browser's training step to the native one's, event by
@@ -16,8 +17,12 @@
 
 int main(int argc, char** argv)
 {
+    if (argc == 2 && std::string(argv[1]) == "--list") {
+        for (const std::string& name : tinyamp::viz::Scenario::names()) std::puts(name.c_str());
+        return 0;
+    }
     if (argc != 3) {
-        std::fprintf(stderr, "usage: viz_trace_dump SCENARIO STEPS\n");
+        std::fprintf(stderr, "usage: viz_trace_dump SCENARIO STEPS | --list\n");
         return 2;
     }
     try {
