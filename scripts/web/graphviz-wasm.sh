@@ -9,9 +9,9 @@
 #   scripts/web/graphviz-wasm.sh DEST
 #
 # Stages (each skipped when its work is already done, so a second run is quick):
-#   fetch     the source package through a deb-src line of its own (own sources.list and lists
-#             folder; the system's apt configuration is not touched), into the cache
-#   unpack    dpkg-source -x: Debian's patches applied
+#   fetch     the source package, unpacked with Debian's patches applied, into the cache
+#             (scripts/web/debian-source.sh: a deb-src line of its own; the system's apt
+#             configuration is not touched)
 #   generate  config.h, bison/flex parsers, color and font tables (as Graphviz's Makefile.am)
 #   build     emcmake cmake + cmake --build on scripts/web/graphviz-wasm/CMakeLists.txt
 #   install   into DEST
@@ -19,8 +19,8 @@
 #   GRAPHVIZ_WASM_CACHE   cache folder (default: build-web/_deps of the checkout)
 #   GRAPHVIZ_DEB_VERSION  Debian version of the graphviz source package (default 2.42.2-7+deb12u1,
 #                         the one Debian 12 ships; a point release may replace it on the mirror)
-#   GRAPHVIZ_DEB_SOURCE   the deb-src line (default: bookworm main on deb.debian.org, signed by
-#                         the debian-archive-keyring)
+#   GRAPHVIZ_DEB_SOURCE   the deb-src line (debian-source.sh's DEBIAN_SOURCE_LINE; default: bookworm
+#                         main on deb.debian.org, signed by the debian-archive-keyring)
 #   GRAPHVIZ_WASM_OPT     optimization flags for the Graphviz sources (default -O2)
 #   JOBS                  parallel compile jobs (default 2)
 # Needs: emscripten (Debian's 3.1.6 works offline), cmake, ninja or make, bison, flex, perl,
@@ -69,8 +69,8 @@ started=$SECONDS
 stage_name=""
 stage() {  # stage N NAME WHAT: the progress line; the log gets a header with the time so far
   stage_name="$2"
-  printf '%s: [%s/5] %-8s %s\n' "$me" "$1" "$2" "$3"
-  printf '=== [%s/5] %s (at %d s): %s\n' "$1" "$2" "$((SECONDS - started))" "$3" >> "$log"
+  printf '%s: [%s/4] %-8s %s\n' "$me" "$1" "$2" "$3"
+  printf '=== [%s/4] %s (at %d s): %s\n' "$1" "$2" "$((SECONDS - started))" "$3" >> "$log"
 }
 failed() {
   echo "$me: the $stage_name stage failed; the end of $log:" >&2
@@ -78,52 +78,17 @@ failed() {
 }
 trap failed ERR
 
-# --- 1. fetch -------------------------------------------------------------------------------
-src_pkg="$work/package"
-dsc="$src_pkg/graphviz_${version#*:}.dsc"
-dsc_complete() {  # the .dsc and every file it lists are there
-  [ -f "$dsc" ] || return 1
-  local file
-  while read -r file; do
-    [ -f "$src_pkg/$file" ] || return 1
-  done < <(awk '/^Files:/ {f=1; next} /^[^ ]/ {f=0} f && NF == 3 {print $3}' "$dsc")
-}
-if dsc_complete; then
-  stage 1 fetch "graphviz $version: in the cache ($src_pkg)"
-else
-  stage 1 fetch "graphviz $version from Debian's mirror (deb-src)"
-  apt_dir="$cache/apt"
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$src_pkg"
-  printf '%s\n' "$deb_source" > "$apt_dir/sources.list"
-  apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
-            -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-            -o "APT::Sandbox::User=$(id -un)")
-  apt-get "${apt_opts[@]}" update >> "$log" 2>&1
-  (cd "$src_pkg" && apt-get "${apt_opts[@]}" source --download-only "graphviz=$version") >> "$log" 2>&1
-  dsc_complete || { echo "$me: apt-get source did not bring $dsc and its files (see $log)" >&2; exit 1; }
-fi
+# --- 1. fetch and unpack ------------------------------------------------------------------
+stage 1 fetch "graphviz $version: Debian's source package, its patches applied (scripts/web/debian-source.sh)"
+src="$(DEBIAN_SOURCE_LINE="$deb_source" "$root/scripts/web/debian-source.sh" graphviz "$version" "$cache")"
+dsc="$(ls "$work/package/graphviz_"*.dsc | head -n 1)"
 
-# --- 2. unpack ------------------------------------------------------------------------------
-src="$work/src/graphviz-$upstream"
-if [ -f "$work/src/.unpacked" ]; then
-  stage 2 unpack "in the cache ($src)"
-else
-  stage 2 unpack "dpkg-source -x (Debian's patches applied)"
-  rm -rf "$work/src"
-  mkdir -p "$work/src"
-  # The tarballs' hashes are checked against the .dsc, whose own hash apt checked against the
-  # signed Release file; dpkg-source's "cannot verify inline signature" (no Debian keys in
-  # ~/.gnupg) is therefore only a warning.
-  dpkg-source -x "$dsc" "$src" >> "$log" 2>&1
-  touch "$work/src/.unpacked"
-fi
-
-# --- 3. generate ----------------------------------------------------------------------------
+# --- 2. generate ----------------------------------------------------------------------------
 gen="$work/generated"
 if [ -f "$gen/.generated" ] && ! [ "$here/config.h" -nt "$gen/.generated" ]; then
-  stage 3 generate "in the cache ($gen)"
+  stage 2 generate "in the cache ($gen)"
 else
-  stage 3 generate "config.h, parsers (bison, flex), color and font tables"
+  stage 2 generate "config.h, parsers (bison, flex), color and font tables"
   rm -rf "$gen"
   mkdir -p "$gen/cgraph" "$gen/common" "$gen/core"
   cp "$here/config.h" "$gen/config.h"
@@ -160,26 +125,26 @@ else
   touch "$gen/.generated"
 fi
 
-# --- 4. build -------------------------------------------------------------------------------
+# --- 3. build -------------------------------------------------------------------------------
 build="$work/build-emscripten"
 # Built already: with the same flags, and nothing in scripts/web/graphviz-wasm changed since.
 if [ -f "$build/.built" ] && [ "$(cat "$build/.built")" = "$opt" ] \
    && [ -z "$(find "$here" "$gen" -newer "$build/.built" -print -quit)" ]; then
-  stage 4 build "in the cache ($build)"
+  stage 3 build "in the cache ($build)"
 else
-  stage 4 build "emcc $opt, $jobs jobs: cdt cgraph pathplan xdot gvc dot_layout core"
+  stage 3 build "emcc $opt, $jobs jobs: cdt cgraph pathplan xdot gvc dot_layout core"
   if [ ! -f "$build/CMakeCache.txt" ]; then
     emcmake cmake -S "$here" -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE= \
       "-DGRAPHVIZ_SOURCE_DIR=$src" "-DGRAPHVIZ_GENERATED_DIR=$gen" "-DGRAPHVIZ_WASM_OPT=$opt" >> "$log" 2>&1
   else
-    cmake "-DGRAPHVIZ_WASM_OPT=$opt" "$build" >> "$log" 2>&1
+    cmake "-DGRAPHVIZ_WASM_OPT=$opt" "-DGRAPHVIZ_SOURCE_DIR=$src" "$build" >> "$log" 2>&1
   fi
   cmake --build "$build" -j "$jobs" >> "$log" 2>&1
   printf '%s' "$opt" > "$build/.built"
 fi
 
-# --- 5. install -----------------------------------------------------------------------------
-stage 5 install "$dest (include/graphviz, lib/*.a, lib/pkgconfig, lib/cmake/GraphvizWasm)"
+# --- 4. install -----------------------------------------------------------------------------
+stage 4 install "$dest (include/graphviz, lib/*.a, lib/pkgconfig, lib/cmake/GraphvizWasm)"
 cmake --install "$build" --prefix "$dest" >> "$log" 2>&1
 mkdir -p "$dest/share/graphviz-wasm"
 {
