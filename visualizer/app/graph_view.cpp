@@ -349,7 +349,7 @@ void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font
     const Transform to_screen{{canvas_min.x + camera.view.offset.x, canvas_min.y + camera.view.offset.y}, camera.view.zoom};
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(canvas_min, canvas_max, true);
-    draw->AddRectFilled(canvas_min, canvas_max, hex_color(colors::kCanvas));
+    // No fill: the platform clears the canvas to colors::kCanvas before ImGui draws (VizApp::backdrop).
 
     // The legend and the minimap over the canvas' corner (window pixels; an empty box when hidden).
     const Rect legend_area = camera.show_legend ? shifted(legend_box(graph, camera), camera.canvas_origin) : Rect{};

@@ -51,6 +51,10 @@ ImGuiFonts start_imgui(float ui_scale)
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // no imgui.ini: every start looks the same
     ImGui::StyleColorsDark();
+    // Windows opaque, in the color the dark style's 94 % window background gave over the old clear
+    // color: the platform clears the screen with it (VizApp::backdrop), and the app's full-window
+    // window draws none of its own.
+    ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = ImVec4(0.0612f, 0.0612f, 0.0618f, 1.0f);
     ImGui::GetStyle().WindowRounding = 0;
     ImGui::GetStyle().ScaleAllSizes(ui_scale);  // padding, spacing, scrollbars, ...
 

@@ -152,7 +152,7 @@ int main(int argc, char** argv)
             platform.begin_frame();
             const ImGuiIO& io = ImGui::GetIO();
             app.frame(seconds, io.DisplaySize.x, io.DisplaySize.y);
-            platform.render();
+            platform.render(app.backdrop());
             if (headless && frame + 1 == frames && !screenshot.empty()) platform.write_png(screenshot);
             platform.present();
             if (driver && frame > 0) driver->after_frame(app);

@@ -100,13 +100,11 @@ void Platform::begin_frame()
     ImGui::NewFrame();
 }
 
-void Platform::render()
+void Platform::render(const Backdrop& backdrop)
 {
     ImGui::Render();
     const ImGuiIO& io = ImGui::GetIO();
-    glViewport(0, 0, int(io.DisplaySize.x), int(io.DisplaySize.y));
-    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    clear_backdrop(backdrop, int(io.DisplaySize.x), int(io.DisplaySize.y), 1.0f);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 

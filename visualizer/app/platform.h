@@ -5,6 +5,8 @@
 // ../web/platform_web.cpp (Emscripten's GLFW on a WebGL2 canvas, the web page).
 #include <string>
 
+#include "visualizer/app/backdrop.h"
+
 struct ImFont;
 
 namespace tinyamp::viz {
@@ -28,8 +30,9 @@ public:
     /// A file dropped on the window since the last call, or "".
     std::string take_dropped_file();
     void begin_frame();
-    /// Renders ImGui's draw data; the frame is shown by present().
-    void render();
+    /// Clears the screen to `backdrop` and renders ImGui's draw data over it; the frame is shown
+    /// by present().
+    void render(const Backdrop& backdrop);
     /// Writes what render() drew as a PNG (call before present()). Throws on failure.
     void write_png(const std::string& path) const;
     void present();

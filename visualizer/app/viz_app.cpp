@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tinyamp/core/atomic_file.h"
+#include "visualizer/app/colors.h"
 #include "visualizer/app/controls_panel.h"
 #include "visualizer/app/curves_panel.h"
 #include "visualizer/app/inspector_panel.h"
@@ -216,8 +217,9 @@ void VizApp::frame(double seconds, float width, float height)
 
     ImGui::SetNextWindowPos({0, 0});
     ImGui::SetNextWindowSize({width, height});
+    // No background of its own: the platform clears the screen to it (backdrop()).
     ImGui::Begin("tinyamp-viz", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                                             ImGuiWindowFlags_NoBringToFrontOnFocus);
+                                             ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
     ImGui::TextUnformatted(document_->title().c_str());
     if (!message_.empty()) {
         ImGui::SameLine();
@@ -238,6 +240,18 @@ void VizApp::frame(double seconds, float width, float height)
     draw_inspector(*document_, step_context());
     ImGui::EndChild();
     ImGui::End();
+}
+
+Backdrop VizApp::backdrop() const
+{
+    Backdrop backdrop;
+    backdrop.background = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    backdrop.rect_color = hex_color(colors::kCanvas);
+    backdrop.rect_min_x = camera_.canvas_origin.x;
+    backdrop.rect_min_y = camera_.canvas_origin.y;
+    backdrop.rect_max_x = camera_.canvas_origin.x + camera_.canvas_size.x;
+    backdrop.rect_max_y = camera_.canvas_origin.y + camera_.canvas_size.y;
+    return backdrop;
 }
 
 std::optional<ImVec2> VizApp::node_center(const std::string& name) const

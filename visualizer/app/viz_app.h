@@ -8,6 +8,7 @@
 #include <string>
 
 #include "visualizer/app/app_options.h"
+#include "visualizer/app/backdrop.h"
 #include "visualizer/app/document.h"
 #include "visualizer/app/graph_view.h"
 #include "visualizer/model/inspector.h"
@@ -32,6 +33,8 @@ public:
     /// The centre of node `name` (e12, an op such as linear, backward:OP) in window pixels, as
     /// last drawn; nullopt when there is no such node. Scripts and the browser test click there.
     std::optional<ImVec2> node_center(const std::string& name) const;
+    /// What the platform paints under this frame's ImGui windows (Platform::render).
+    Backdrop backdrop() const;
     const std::string& message() const { return message_; }
 
 private:

@@ -82,7 +82,7 @@ void frame()
         page->last_ms = start;
         page->app.frame(seconds, io.DisplaySize.x, io.DisplaySize.y);
         const double app_ms = emscripten_get_now() - start;  // the app's own work: panels, graph, draw lists
-        page->platform.render();
+        page->platform.render(page->app.backdrop());
         page->platform.finish();  // the frame's time includes the GPU's part, as --timing's does
         report_frame(++page->frames, emscripten_get_now() - start, app_ms, page->app.document().title().c_str(),
                      int(page->app.document().graph().nodes.size()));

@@ -33,6 +33,11 @@ Platform::Platform(const PlatformOptions& options)
     glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);  // WebGL2
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    // Only a color buffer, opaque: no depth or stencil buffer for the browser to clear each frame,
+    // no alpha for its compositor to blend with the page (ImGui uses none of them).
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);
+    glfwWindowHint(GLFW_STENCIL_BITS, 0);
+    glfwWindowHint(GLFW_ALPHA_BITS, 0);
     const int width = browser_width() > 0 ? browser_width() : options.width;
     const int height = browser_height() > 0 ? browser_height() : options.height;
     GLFWwindow* const window = glfwCreateWindow(width, height, "tinyamp-viz", nullptr, nullptr);
@@ -79,14 +84,12 @@ void Platform::begin_frame()
     ImGui::NewFrame();
 }
 
-void Platform::render()
+void Platform::render(const Backdrop& backdrop)
 {
     ImGui::Render();
     int width = 0, height = 0;
     glfwGetFramebufferSize(glfw(window_), &width, &height);
-    glViewport(0, 0, width, height);
-    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    clear_backdrop(backdrop, width, height, ImGui::GetIO().DisplayFramebufferScale.x);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
