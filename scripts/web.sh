@@ -80,6 +80,8 @@ cp "$build/visualizer/web/tinyamp-viz."{js,wasm,data} "$root/visualizer/web/viz.
 tour=()
 if [ -f "$root/build/tour/index.html" ]; then
   cp -r "$root/build/tour" "$site.tmp/tour"
+  # Its page again, with the lessons' texts as this checkout has them.
+  if [ -x "$root/build/lessons/tinyamp-tour" ]; then "$root/build/lessons/tinyamp-tour" --out "$site.tmp/tour" --index > /dev/null; fi
   tour=(--tour "$site.tmp/tour")
 elif [ -x "$root/build/lessons/tinyamp-tour" ]; then
   echo "web: running the native tour for its pages (log: $out/tour.log)"

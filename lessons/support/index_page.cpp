@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lessons/support/lesson_text_html.h"
 #include "tools/plot/svg_plot.h"
 
 namespace tinyamp::lesson {
@@ -123,7 +124,11 @@ fs::path write_index(const fs::path& out)
          << "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}"
             "h2{border-top:1px solid #ccc;padding-top:.6em}.passed{color:#2a7d3c}.failed{color:#c0392b}.skipped{color:#8a6d00}"
             "figure{display:inline-block;margin:.5em;vertical-align:top;max-width:460px}img{max-width:460px;border:1px solid #ddd}"
-            "figcaption{font-size:.9em;color:#555}</style></head><body>\n"
+            "figcaption{font-size:.9em;color:#555}"
+            ".lesson-text{border-left:3px solid #ccc;padding-left:1em}.lesson-text h1{font-size:1.5em}.lesson-text h2{font-size:1.2em}.lesson-text summary{cursor:pointer;color:#1a5fb4}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}"
+            "pre{background:#f4f4f4;padding:.6em;overflow-x:auto}code{background:#f4f4f4}"
+            "blockquote{color:#555;border-left:3px solid #ddd;margin-left:0;padding-left:1em}</style></head><body>\n"
          << "<h1>tinyamp: the lessons</h1>\n<p>Each lesson said what to expect, showed it, and checked it. "
             "Run one again with <code>tinyamp-tour --lesson N</code>.</p>\n";
     // The machine: what the speed claims (lessons 1, 14, 15) were made for.
@@ -134,12 +139,16 @@ fs::path write_index(const fs::path& out)
     for (const LessonResult& r : load_results(out)) {
         page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
              << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
-        if (!r.teaches.empty()) page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << ". <a href=\"" << escape_xml(r.folder) << "/README.md\">Lesson text</a></p>\n";
-        if (std::ifstream text{out / r.folder / "README.md"}) {
+        copy_readme(r.folder, out / r.folder);  // the text as the source tree has it now
+        std::ifstream text{out / r.folder / "README.md"};
+        if (!r.teaches.empty())
+            page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << "."
+                 << (text ? " <a href=\"#" + escape_xml(r.folder) + "-text\">Lesson text</a>" : std::string()) << "</p>\n";
+        if (text) {  // the text itself, rendered (README.md beside it is the same text, as Markdown)
             std::stringstream readme;
             readme << text.rdbuf();
-            page << "<details><summary>Read the lesson text here</summary><pre style=\"white-space:pre-wrap\">" << escape_xml(readme.str())
-                 << "</pre></details>\n";
+            page << "<details id=\"" << escape_xml(r.folder) << "-text\" class=\"lesson-text\"><summary>Read the lesson text</summary>\n"
+                 << lesson_text_html(readme.str(), r.folder) << "</details>\n";
         }
         if (!r.note.empty()) page << "<p><i>" << escape_xml(r.note) << "</i></p>\n";
         if (!r.machine.cpu.empty() && !(r.machine == machine)) {

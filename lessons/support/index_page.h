@@ -1,6 +1,7 @@
 #pragma once
 // What a lesson run leaves behind for the index page: OUT/NN_slug/result.txt (status, claims,
-// key results, pictures, the machine it ran on) and a copy of the lesson's README.md;
+// key results, pictures, the machine it ran on) and a copy of the lesson's README.md (the page
+// shows it rendered: lesson_text_html.h);
 // write_index() turns every such folder under OUT into OUT/index.html, so running one lesson
 // again keeps the others listed.
 #include <filesystem>

@@ -3,12 +3,14 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "lessons/support/index_page.h"
 #include "lessons/support/lesson.h"
+#include "lessons/support/lesson_text_html.h"
 #include "lessons/support/models.h"
 #include "tools/plot/svg_plot.h"
 #include "lessons/support/trace_queries.h"
@@ -195,6 +197,69 @@ TEST_CASE("the index page shows the visualizer's screenshots only when the walkt
     CHECK(page.find("visualizer/viz_a.png") < page.find("visualizer/viz_b.png"));  // in name order
     CHECK(page.find("notes.txt") == std::string::npos);
     fs::remove_all(out);
+}
+
+TEST_CASE("a lesson's text becomes HTML: headings, tables, lists, code, quotes and links as the tour shows them")
+{
+    const std::string markdown =
+        "# Lesson 11 — Gradient underflow\n"
+        "\n"
+        "**Seed concept:** f16 has no number below 2⁻²⁴ and `x < 2^-25` becomes 0;\n"
+        "see *lesson 12*, [loss scaling](../12_loss_scaling_by_hand/README.md) and [the docs](../../docs/training.md).\n"
+        "\n"
+        "| epoch | largest \\|g\\| | `a|b` |\n"
+        "|---|---|---|\n"
+        "| 1 | 0.034 | **4.49 %** |\n"
+        "\n"
+        "- first item,\n"
+        "  continued\n"
+        "  - nested item\n"
+        "- second item\n"
+        "\n"
+        "1. one\n"
+        "2. two\n"
+        "\n"
+        "```cpp\n"
+        "if (a < b && c) {}\n"
+        "```\n"
+        "\n"
+        "> **Status.** Ran on a GPU.\n"
+        "> All claims held.\n";
+    const std::string html = lesson_text_html(markdown, "11_gradient_underflow");
+    CHECK(html.find("<h1>Lesson 11 — Gradient underflow</h1>") != std::string::npos);
+    CHECK(html.find("<p><b>Seed concept:</b> f16 has no number below 2⁻²⁴ and <code>x &lt; 2^-25</code> becomes 0;") != std::string::npos);
+    CHECK(html.find("<i>lesson 12</i>") != std::string::npos);
+    CHECK(html.find("<a href=\"#12_loss_scaling_by_hand\">loss scaling</a>") != std::string::npos);  // a jump in the tour
+    CHECK(html.find("the docs (<code>docs/training.md</code>)") != std::string::npos);  // a path, not a broken link
+    CHECK(html.find("<tr><th>epoch</th><th>largest |g|</th><th><code>a|b</code></th></tr>") != std::string::npos);
+    CHECK(html.find("<tr><td>1</td><td>0.034</td><td><b>4.49 %</b></td></tr>") != std::string::npos);
+    CHECK(html.find("<ul>\n<li>first item,\ncontinued\n<ul>\n<li>nested item</li>\n</ul></li>\n<li>second item</li>\n</ul>") != std::string::npos);
+    CHECK(html.find("<ol>\n<li>one</li>\n<li>two</li>\n</ol>") != std::string::npos);
+    CHECK(html.find("<pre><code>if (a &lt; b &amp;&amp; c) {}\n</code></pre>") != std::string::npos);
+    CHECK(html.find("<blockquote>\n<p><b>Status.</b> Ran on a GPU.\nAll claims held.</p>\n</blockquote>") != std::string::npos);
+    CHECK(count(html, "**") == 0);
+    CHECK(count(html, "|---") == 0);
+}
+
+TEST_CASE("every lesson's text renders without Markdown left over")
+{
+    int lessons = 0;
+    for (const fs::directory_entry& entry : fs::directory_iterator(TINYAMP_LESSONS_SOURCE_DIR)) {
+        const fs::path readme = entry.path() / "README.md";
+        if (!entry.is_directory() || !fs::exists(readme) || !std::isdigit(static_cast<unsigned char>(entry.path().filename().string()[0]))) continue;
+        ++lessons;
+        std::ifstream in(readme);
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string html = lesson_text_html(text.str(), entry.path().filename().string());
+        INFO(readme.string());
+        CHECK(count(html, "**") == 0);   // bold closed
+        CHECK(count(html, "```") == 0);  // code blocks closed
+        CHECK(count(html, "|---") == 0);  // tables recognised
+        CHECK(count(html, "](") == 0);    // links resolved
+        CHECK(count(html, "<h1>") == 1);
+    }
+    CHECK(lessons == 20);
 }
 
 TEST_CASE("an Mlp draws its layers in order, names them, and runs linear -> relu -> linear")

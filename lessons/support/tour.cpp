@@ -2,8 +2,10 @@
 // lesson program was built with (lesson_02 ...), writes each lesson's pictures into its own folder
 // and rebuilds OUT/index.html from every lesson folder found there.
 //
-//   tinyamp-tour [--out DIR] [--lesson N]... [--list] [--cpu]
+//   tinyamp-tour [--out DIR] [--lesson N]... [--list] [--cpu] [--index]
 //
+// --index rewrites OUT/index.html from the results already there, with the lessons' texts as the
+// source tree has them now, and runs no lesson (scripts/web.sh does so for a copied tour).
 // --cpu prints the machine (the CPU, the features in use after TINYAMP_CPU's cap, the GEMM tiers,
 // what bf16 products can gain) and exits: scripts/test.sh asks it what each TINYAMP_CPU level gives.
 //
@@ -35,12 +37,13 @@ std::string folder_name(const lesson::LessonInfo& info)
 int usage(const char* program, const std::string& problem)
 {
     if (!problem.empty()) std::cerr << program << ": " << problem << "\n";
-    std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list] [--cpu]\n"
+    std::cerr << "usage: " << program << " [--out DIR] [--lesson N]... [--list] [--cpu] [--index]\n"
               << "  --out DIR     where the pictures and index.html go (default: the build folder's tour/)\n"
               << "  --lesson N    run lesson N only (repeat for several); default: all, in order\n"
               << "  --list        print the lessons and exit\n"
               << "  --cpu         print the CPU features in use (after TINYAMP_CPU), the GEMM tiers and what\n"
-              << "                bf16 products can gain here, and exit\n";
+              << "                bf16 products can gain here, and exit\n"
+              << "  --index       rewrite DIR/index.html from the results already in DIR (run no lesson)\n";
     return problem.empty() ? 0 : 2;
 }
 
@@ -119,7 +122,7 @@ int main(int argc, char** argv)
 {
     fs::path out = default_out();
     std::set<int> chosen;
-    bool list = false, cpu = false;
+    bool list = false, cpu = false, index_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") return usage(argv[0], "");
@@ -127,6 +130,8 @@ int main(int argc, char** argv)
             list = true;
         } else if (arg == "--cpu") {
             cpu = true;
+        } else if (arg == "--index") {
+            index_only = true;
         } else if ((arg == "--out" || arg == "--lesson") && i + 1 < argc) {
             const std::string value = argv[++i];
             if (arg == "--out") {
@@ -142,6 +147,11 @@ int main(int argc, char** argv)
         }
     }
     if (cpu) return print_machine();
+    if (index_only) {
+        if (!fs::is_directory(out)) return usage(argv[0], "--index: " + out.string() + " holds no tour (run the lessons first)");
+        std::cout << "The index: " << fs::absolute(lesson::write_index(out)).string() << '\n';
+        return 0;
+    }
     const std::vector<lesson::LessonInfo> lessons = lesson::registered_lessons();
     if (list) {
         for (const lesson::LessonInfo& info : lessons) std::cout << info.number << "  " << info.title << "  (" << info.teaches << ")\n";
