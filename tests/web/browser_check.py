@@ -16,7 +16,10 @@ Checks, in order:
   6. deep-bf16 opens with folded modules: a click on "Unfold (E)" shows more nodes;
   7. deep-bf16's median frame time over 120 frames is at most 16 ms (a second window of 120 is
      measured when the first is over: a busy machine only makes frames slower, so the better
-     median is what the page can do).
+     median is what the page can do);
+  8. each FP8/MX inspector page of the front page (#fp8) opens on its fp8_linear after its steps,
+     and the inspector draws the cast's format (f8e4m3fn red, f8e5m2 purple: its lines and
+     captions); the front page's screenshot has none of either.
 The figures (first frame, frame times, sizes) are printed and written to DIR/figures.json.
 """
 import contextlib
@@ -160,6 +163,7 @@ def png_rows(png):
 
 
 BF16_FILL, F16_FILL = (0xFF, 0x7F, 0x0E), (0x00, 0x9E, 0x73)  # tinyamp/trace/palette.cpp
+FP8_FILLS = {"f8e4m3fn": (0xD7, 0x2A, 0x24), "f8e5m2": (0x64, 0x17, 0x71)}  # the same palette
 
 
 def fill_counts(png):
@@ -169,6 +173,16 @@ def fill_counts(png):
         bf16 += row.count(BF16_FILL)
         f16 += row.count(F16_FILL)
     return bf16, f16
+
+
+def inspector_counts(png):
+    """How many pixels of each FP8 format's color the inspector (the right quarter) has."""
+    counts = dict.fromkeys(FP8_FILLS, 0)
+    for row in png_rows(png):
+        right = row[len(row) * 3 // 4:]
+        for name, color in FP8_FILLS.items():
+            counts[name] += right.count(color)
+    return counts
 
 
 def screenshot_checks(driver, checker, out, name):
@@ -233,8 +247,10 @@ def main():
                         time.sleep(0.1)
                     check(frames >= 3, "a click on a lesson's live link runs the visualizer in the tour's page", f"{frames} frames drawn")
                 driver.get(base + "/index.html")
+            fp8_pages = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "#fp8 a")]
             index_shot = out / "web_index.png"
             driver.save_screenshot(str(index_shot))
+            index_fp8 = inspector_counts(index_shot.read_bytes())
 
             # 2. first frame
             driver.get(base + "/viz.html?scenario=mlp-bf16")
@@ -301,6 +317,22 @@ def main():
                     after = wait_for(driver, "a click on Unfold (E) shows more nodes", lambda s: s["nodes"] > nodes, timeout=30)
                     if after:
                         check(True, "unfolding deep-bf16's modules shows more nodes", f"{nodes} -> {after['nodes']}")
+            # 8. the FP8/MX inspectors
+            check(len(fp8_pages) >= 4 and not any(index_fp8.values()), "the front page links the FP8/MX inspector pages",
+                  f"{len(fp8_pages)} pages; FP8 colors on the front page's screenshot: {index_fp8}")
+            for page in fp8_pages:
+                query = page.split("?", 1)[1]
+                steps = int(query.split("steps=")[1].split("&")[0]) if "steps=" in query else 0
+                driver.get(page)
+                state = wait_for(driver, f"{query} draws frames", lambda s: s.get("frames", 0) >= 3)
+                if not state:
+                    continue
+                expected = "f8e5m2" if "delayed" in query and "backward:" in query else "f8e4m3fn"
+                counts = inspector_counts(driver.get_screenshot_as_png())
+                recipe = "delayed scaling" if "delayed" in query else "mxfp8 scaling"
+                check(f"step {steps + 1}" in state["title"] and recipe in state["title"] and counts[expected] >= 100,
+                      f"{query}: the inspector shows the {expected} cast ({recipe}, after {steps} steps)",
+                      f"title '{state['title']}'; FP8 colors in the inspector: {counts}")
         finally:
             driver.quit()
     (out / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")

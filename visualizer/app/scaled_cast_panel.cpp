@@ -93,13 +93,20 @@ void histogram(const ScaledCastView& v, DType dtype)
         draw->AddLine({x, row_y}, {x, p.y + height}, line, 2);
         draw->AddText({top.x + places[i].x, row_y}, line, limits[i].name);
     }
-    // Ticks: every 4 binades, and the chart's ends.
+    // Ticks every 4 binades, or 8, 16, ... where labels that close would overlap (f8e5m2's wide
+    // range in a narrow panel); a label pushed in from the right edge onto its neighbour is left out.
+    int every = 4;
+    while (float(every) * bin_w < ImGui::CalcTextSize("2^-16").x + ui_px(6) && every < 64) every *= 2;
+    float free_from = p.x;  // where the next label may start
     for (int e = v.lowest; e <= v.highest + 1; ++e) {
-        if (e % 4 != 0) continue;
+        if (e % every != 0) continue;
         const std::string tick = "2^" + std::to_string(e);
         draw->AddLine({x_of(e), p.y + height}, {x_of(e), p.y + height + ui_px(4)}, IM_COL32(180, 180, 180, 255));
-        const float text_x = std::clamp(x_of(e) - ui_px(10), p.x, p.x + width - ImGui::CalcTextSize(tick.c_str()).x);
+        const float text_w = ImGui::CalcTextSize(tick.c_str()).x;
+        const float text_x = std::clamp(x_of(e) - ui_px(10), p.x, p.x + width - text_w);
+        if (text_x < free_from) continue;
         draw->AddText({text_x, p.y + height + ui_px(4)}, IM_COL32(180, 180, 180, 255), tick.c_str());
+        free_from = text_x + text_w + ui_px(6);
     }
     // The bin under the mouse: its range, count and zone.
     if (ImGui::IsMouseHoveringRect(p, {p.x + width, p.y + height})) {

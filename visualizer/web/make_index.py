@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the web page's front page: one link per scenario of tinyamp-viz (Scenario::names()),
-each opening viz.html on it, with what it shows and the lesson that explains it; and, given the
+each opening viz.html on it, with what it shows and the lesson that explains it, and one per
+FP8/MX scenario's inspector (forward and backward); and, given the
 tour (tinyamp-tour's output: each lesson's results and pictures), links it and adds to each of
 its lessons that a scenario shows a link that opens the scenario live.
 
@@ -26,6 +27,20 @@ SCENARIOS = [
     ("mlp-mxfp8", "MXFP8: one shared scale per block of 32 values.", "19"),
     ("gpt", "A tiny GPT under bf16 autocast with the fused attention.", "20"),
     ("gpt-composite", "The same GPT with attention composed of matmul and softmax.", "20"),
+]
+
+# The inspector of each FP8/MX scenario's scaled casts: (scenario, the address's options, what it
+# shows). Three steps first, so that delayed scaling's amax history has entries to show. The browser
+# test opens each and finds the FP8 formats' colors in the inspector.
+FP8_PAGES = [
+    ("mlp-fp8-delayed", "steps=3&select=fp8_linear",
+     "forward: the input and the weight cast to f8e4m3fn, each with its amax history, the scale it got and the histogram of log2|x * scale| against the format's range"),
+    ("mlp-fp8-delayed", "steps=3&select=backward:fp8_linear",
+     "backward: the output's gradient cast to f8e5m2 (more range, less precision), with its own history and scale"),
+    ("mlp-mxfp8", "steps=3&select=fp8_linear",
+     "forward: MXFP8, one E8M0 scale per block of 32 values: the map of the block scales beside the histogram"),
+    ("mlp-mxfp8", "steps=3&select=backward:fp8_linear",
+     "backward: the gradient in MXFP8 blocks: a share of its values clamped to f8e4m3fn's max (448)"),
 ]
 
 
@@ -88,6 +103,10 @@ def main():
         f'  <li><a href="viz.html?scenario={html.escape(name)}">{html.escape(name)}</a>: {html.escape(text)} '
         + (f'<span class="lesson">(lesson{"s" if "," in lesson else ""} {html.escape(lesson)})</span>' if lesson else "") + "</li>"
         for name, text, lesson in SCENARIOS)
+    fp8_rows = "\n".join(
+        f'  <li><a href="viz.html?scenario={html.escape(name)}&amp;{html.escape(options)}">{html.escape(name)}, '
+        f'{html.escape(options.split("select=")[-1])}</a>: {html.escape(text)}</li>'
+        for name, options, text in FP8_PAGES)
     page = f"""<!doctype html>
 <html lang="en">
 <head>
@@ -109,6 +128,12 @@ Nothing is installed; nothing leaves your machine.</p>
 {tour_line}
 <ul id="scenarios">
 {rows}
+</ul>
+<h2>FP8 and MX in the inspector</h2>
+<p>Each FP8/MX scenario opened on its <code>fp8_linear</code>, whose inspector shows every scaled cast inside
+it: the amax, the scale, what saturated and what flushed to zero (lessons 17-19).</p>
+<ul id="fp8">
+{fp8_rows}
 </ul>
 <p>A link can also choose the first view, as <code>tinyamp-viz</code>'s command line does:
 <code>viz.html?scenario=mlp-f16-scaler&amp;steps=3&amp;select=backward:linear</code>

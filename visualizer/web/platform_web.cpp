@@ -100,7 +100,13 @@ void Platform::write_png(const std::string& path) const
 
 void Platform::present() {}  // the browser shows the frame when the main-loop callback returns
 
-void Platform::finish() const { glFinish(); }
+// WebGL's finish() does not wait in Chromium; reading a pixel back does: it returns once the GPU
+// process has drawn everything this frame asked for.
+void Platform::finish() const
+{
+    unsigned char pixel[4];
+    glReadPixels(0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+}
 
 std::string Platform::video_driver() const { return "webgl2"; }
 
