@@ -21,4 +21,8 @@ struct AppOptions {
     bool record_drawn = false;          ///< keep each frame's node boxes (camera().drawn) for --node-boxes
 };
 
+/// The UI scales --ui-scale and the page's ui-scale= accept (1: 15 px text; 2 for a HiDPI screen).
+inline constexpr double kMinUiScale = 0.75, kMaxUiScale = 3.0;
+inline bool valid_ui_scale(double scale) { return scale >= kMinUiScale && scale <= kMaxUiScale; }
+
 }  // namespace tinyamp::viz

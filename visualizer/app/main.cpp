@@ -107,9 +107,9 @@ int main(int argc, char** argv)
     }
     char* scale_end = nullptr;
     const float ui_scale = std::strtof(ui_scale_text.c_str(), &scale_end);
-    if (ui_scale_text.empty() || *scale_end != '\0' || !(ui_scale >= 0.75f && ui_scale <= 3.0f)) {
-        std::fprintf(stderr, "tinyamp-viz: --ui-scale '%s' is not a number from 0.75 to 3 (1: 15 px text; 2 for a HiDPI screen)\n",
-                     ui_scale_text.c_str());
+    if (ui_scale_text.empty() || *scale_end != '\0' || !valid_ui_scale(ui_scale)) {
+        std::fprintf(stderr, "tinyamp-viz: --ui-scale '%s' is not a number from %g to %g (1: 15 px text; 2 for a HiDPI screen)\n",
+                     ui_scale_text.c_str(), kMinUiScale, kMaxUiScale);
         return 2;
     }
     platform_options.ui_scale = ui_scale;

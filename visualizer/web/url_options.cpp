@@ -76,7 +76,8 @@ PageOptions parse_page_options(const std::string& query)
             page.app.zoom = zoom;
         } else if (key == "ui-scale") {
             const double scale = number(key, value);
-            TINYAMP_CHECK(scale >= 0.75 && scale <= 3, value, "the page's option ui-scale=", value, " is not from 0.75 to 3 (2 for a HiDPI screen)");
+            TINYAMP_CHECK(valid_ui_scale(scale), value, "the page's option ui-scale=", value, " is not from ", kMinUiScale, " to ", kMaxUiScale,
+                          " (2 for a HiDPI screen)");
             page.ui_scale = float(scale);
         } else {
             TINYAMP_FAIL(value, "the page's address names an unknown option '", key, "' (the options are ", kKnown, ")");
