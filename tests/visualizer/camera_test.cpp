@@ -3,6 +3,7 @@
 // numbers are worked out by hand from the mapping canvas = offset + layout * zoom.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "tests/support/recorded_traces.h"
@@ -212,6 +213,32 @@ TEST_CASE("first_view_showing: a focus far down is shown, and a canvas without r
     CHECK_FALSE(node_under(*view, layout, canvas, overlays.minimap));
     // A legend over all of the canvas leaves no first view that shows a node clear of it.
     CHECK_FALSE(viz::first_view_showing(layout, deep, canvas, {{{0, 0}, canvas}, {}}, 1.0f));
+}
+
+TEST_CASE("first_view_showing: a column beside the legend from the top, not an empty band above the drawing while it runs off the bottom")
+{
+    // 400 points across in a canvas 350 wide: the two columns never fit side by side, so every
+    // placement cuts one. The backward column (the focus's) fits beside the legend and the
+    // minimap from the canvas' top. Pushed below the minimap it shows 3 boxes instead of 7, yet
+    // leaves fewer boxes of the forward column out at the side (only those of the rows in view).
+    const viz::Layout layout = two_columns(40);
+    const Vec2 canvas{350, 600};
+    const viz::CornerOverlays overlays{{{8, 8}, {150, 100}}, {{8, 108}, {120, 300}}};
+    const std::optional<Camera> view = viz::first_view_showing(layout, 1, canvas, overlays, 1.0f);
+    REQUIRE(view);
+    CHECK(inside(on_canvas(*view, viz::node_bounds(layout.nodes[1])), {{0, 0}, canvas}));
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.legend));
+    CHECK_FALSE(node_under(*view, layout, canvas, overlays.minimap));
+    float top = canvas.y;  // the highest node in the canvas
+    int whole = 0;
+    for (const viz::NodeBox& n : layout.nodes) {
+        const Rect shown = on_canvas(*view, viz::node_bounds(n));
+        if (!viz::overlaps(shown, {{0, 0}, canvas})) continue;
+        top = std::min(top, shown.min.y);
+        whole += inside(shown, {{0, 0}, canvas});
+    }
+    CHECK(top <= 24 + 1);  // no band above the drawing (the old rule left 324 px)
+    CHECK(whole >= 7);
 }
 
 TEST_CASE("overlaps: boxes that share area, not ones that only touch")

@@ -154,9 +154,20 @@ std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 c
         for (const float top : sweep(f.min.y, f.max.y, z, canvas.y, margin, kHalfSweep)) tops.push_back(top);
     }
     // The best placement shows the most nodes wholly, less two for each node of its rows cut or
-    // left out at the sides (a column not in view); the first one listed on a tie. The focus's
-    // heights are tried only when no top of the drawing shows the focus.
+    // left out at the sides (a column not in view); the first one listed on a tie. That penalty
+    // counts only the rows in view, so for a drawing cut at a side the score alone rewards
+    // pushing it down the canvas (fewer rows, fewer nodes left out) and the band left empty
+    // above it costs nothing. A band is worth it only for whole rows: a placement that leaves
+    // one and still cuts a column ranks after every other. The focus's heights are tried only
+    // when no top of the drawing shows the focus.
     auto score = [](const Showing& s) { return s.whole - 2 * s.side_missing; };
+    auto wasteful = [&](const Camera& camera, const Showing& s) {
+        return s.side_missing > 0 && camera.offset.y + drawing.min.y * z > margin + 1;
+    };
+    auto better = [&](const Camera& a, const Showing& sa, const Camera& b, const Showing& sb) {
+        if (wasteful(a, sa) != wasteful(b, sb)) return wasteful(b, sb);
+        return score(sa) > score(sb);
+    };
     Camera best = fitted;
     Showing best_showing;
     for (std::size_t t = 0; t < tops.size(); ++t) {
@@ -178,7 +189,7 @@ std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 c
             camera.zoom = z;
             camera.offset = {left, tops[t]};
             const Showing s = showing(camera, nodes, focus, drawing, canvas, overlays);
-            if (s.qualifies && (!best_showing.qualifies || score(s) > score(best_showing))) {
+            if (s.qualifies && (!best_showing.qualifies || better(camera, s, best, best_showing))) {
                 best = camera;
                 best_showing = s;
             }

@@ -63,9 +63,14 @@ struct CornerOverlays {
 /// the focus at 13 places) among those with the focus wholly in the canvas and no node in the
 /// canvas under the legend or the minimap (under the minimap only while it is shown). The best
 /// shows the most nodes wholly, less two for each node of its rows cut or left out at the sides
-/// (a column not in view); the first one listed on a tie. The focus's heights are tried only when
-/// no top of the drawing qualifies. None when none qualifies: a canvas too small for the focus
-/// beside the overlays (then a smaller legend, or first_view() clear of the corner).
+/// (a column not in view); the first one listed on a tie. But a band left empty above the
+/// drawing (its top below the margin) is worth it only for whole rows: a placement that leaves
+/// one and still cuts or leaves out a node of its rows at the sides ranks after every other,
+/// whatever the scores (so a drawing too wide for the canvas starts at the top, a column beside
+/// the overlays, rather than below the minimap with a column cut all the same). The focus's
+/// heights are tried only when no top of the drawing qualifies.
+/// None when none qualifies: a canvas too small for the focus beside the overlays (then a
+/// smaller legend, or first_view() clear of the corner).
 std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 canvas, const CornerOverlays& overlays, float readable, float margin = 24);
 /// The camera zoomed by `factor` (clamped to [kMinZoom, kMaxZoom]) about the canvas point
 /// `anchor`: the layout point under it stays under it, as the mouse wheel does.
