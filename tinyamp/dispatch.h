@@ -20,6 +20,7 @@
 
 #include "tinyamp/amp/autocast_layer.h"
 #include "tinyamp/amp/custom_function.h"
+#include "tinyamp/core/op_names.h"
 #include "tinyamp/autograd/record.h"
 #include "tinyamp/core/tensor_args.h"
 #include "tinyamp/trace/explain.h"
@@ -114,6 +115,8 @@ decltype(auto) autocast_argument(const A& a, const amp::Decision& decision, cons
 template <class Op, class... Args>
 Tensor dispatch(const Args&... args)
 {
+    static_assert(detail::is_user_function<Op> || is_builtin_op(Op::name),
+                  "a built-in op's name must be listed in kBuiltinOps (tinyamp/core/op_names.h), the names policy rows may use");
     if (!amp::autocast_layer_active() && !trace::current()) return detail::run_op<Op>(args...);  // the common case
 
     // 1. The autocast layer: decide, then cast the arguments. Braces evaluate left to right (a

@@ -10,6 +10,8 @@
 #include <string>
 
 #include <tinyamp/amp/cast_policy.h>
+#include <tinyamp/core/op_names.h>
+#include <tinyamp/tinyamp.h>
 #include <tinyamp/core/error.h>
 
 #include "tests/support/expect_error.h"
@@ -332,4 +334,39 @@ TEST_CASE("names the text format cannot hold are refused, and a folder is not a 
     CHECK_THROWS_AS(table.set("a b", CastPolicy::fp32), Error);
     const std::string message = error_message([] { PolicyTable::load("/tmp"); }, ErrorKind::io);
     CHECK(message == "cannot open policy table '/tmp': it is not a regular file");
+}
+
+namespace {
+// A user's op, as lesson 10's: its name is known to policy tables once the program uses it.
+struct ScaledSquare : Function<ScaledSquare> {
+    static constexpr const char* name = "scaled_square";
+    static Tensor forward(Context&, const Tensor& x) { return mul(x, x); }
+    static std::vector<Tensor> backward(Context&, const Tensor& grad) { return {grad}; }
+};
+}  // namespace
+
+TEST_CASE("a row naming no op is refused with the op it probably meant, when set and when loaded")
+{
+    PolicyTable table;
+    const std::string message = error_message([&] { table.set("lineer", CastPolicy::fp32); }, ErrorKind::value);
+    CHECK(message == "'lineer' is not an op tinyamp has (did you mean 'linear'?); a row names a built-in op (kBuiltinOps) or a user Function "
+                     "the program uses");
+    CHECK(table.entries().empty());  // nothing half-set
+    CHECK(error_message([] { PolicyTable::from_text("table mine\nmatmul lower_precision_fp\nsoftmx fp32_set_opt_dtype\n"); }, ErrorKind::io)
+              .starts_with("policy table line 3: 'softmx' is not an op tinyamp has (did you mean 'softmax'?)"));
+    // Every row of the built-in tables names a real op, and every name of the list is accepted.
+    for (const PolicyTable& builtin : {PolicyTable::cuda(), PolicyTable::cpu()})
+        for (const auto& [op, policy] : builtin.entries()) CHECK_MESSAGE(is_known_op(op), op);
+    for (std::string_view op : kBuiltinOps) CHECK_NOTHROW(table.set(std::string(op), CastPolicy::fp32));
+    CHECK(std::is_sorted(std::begin(kBuiltinOps), std::end(kBuiltinOps)));
+}
+
+TEST_CASE("a user Function's name can be a row: registered when the program starts")
+{
+    CHECK(is_known_op("scaled_square"));  // before its first call: registered at start-up
+    CHECK(ScaledSquare::apply(full({1}, 3.0)).item() == 9.0);  // the program uses the op
+    PolicyTable table;
+    CHECK_NOTHROW(table.set("scaled_square", CastPolicy::fp32));
+    CHECK(nearest_op("scaled_sqare") == "scaled_square");
+    CHECK_FALSE(is_known_op("scaled_cube"));
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tinyamp/core/op_names.h"
 #include "tinyamp/core/error.h"
 #include "tinyamp/core/atomic_file.h"
 
@@ -20,6 +21,13 @@ bool is_text_word(const std::string& name)
 {
     const bool has_space = std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) != 0; });
     return !name.empty() && !has_space && name.find('#') == std::string::npos;
+}
+
+// A row for an op that does not exist would never match: said with the op it probably meant.
+std::string unknown_op_message(const std::string& op)
+{
+    return "'" + op + "' is not an op tinyamp has (did you mean '" + nearest_op(op) +
+           "'?); a row names a built-in op (kBuiltinOps) or a user Function the program uses";
 }
 
 constexpr CastPolicy kAllPolicies[] = {CastPolicy::lower_precision_fp, CastPolicy::fp32, CastPolicy::fp32_set_opt_dtype,
@@ -105,6 +113,7 @@ void PolicyTable::set(const std::string& op, CastPolicy policy)
 {
     TINYAMP_CHECK(is_text_word(op) && op != "table", value, "op name '", op,
                   "' cannot go in a policy table: names have no whitespace or '#', and 'table' starts the line that names the table");
+    TINYAMP_CHECK(is_known_op(op), value, unknown_op_message(op));
     entries_[op] = policy;
 }
 
@@ -155,6 +164,7 @@ PolicyTable PolicyTable::from_text(const std::string& text)
         }
         TINYAMP_CHECK(!table.entries_.count(w[0]), io, "policy table line ", number, ": op '", w[0],
                       "' is listed twice; keep one line per op");
+        TINYAMP_CHECK(is_known_op(w[0]), io, "policy table line ", number, ": ", unknown_op_message(w[0]));
         table.entries_[w[0]] = policy;
     }
     return table;

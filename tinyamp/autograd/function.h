@@ -39,8 +39,12 @@ struct Function {
     template <class... Args>
     static Tensor apply(const Args&... args)
     {
+        (void)registered;  // instantiates it: the name is registered when the program starts
         return dispatch<Op>(args...);
     }
+
+    /// This op's name, known to policy tables (amp/op_names.h), so that a row can name it.
+    static inline const bool registered = register_op_name(Op::name);
 };
 
 }  // namespace tinyamp
