@@ -229,6 +229,32 @@ private:
         return {targets_.bf16_vs_onednn};
     }
 
+    // Below the f16/bf16 table: oneDNN's implementations, and why a comparison is not fair or not
+    // judged here (oneDNN on AMX or its reference loops, PyTorch's bf16, no peer, no speed-up goal).
+    void print_low_precision_notes(const std::set<std::string>& amx_peer, const std::set<std::string>& reference,
+                                   const std::string& torch_unfair, bool onednn_judged, bool speedup_judged)
+    {
+        print_onednn_implementations(GemmImpl::onednn_bf16, "bf16");
+        if (!amx_peer.empty()) {
+            const std::string why = "oneDNN multiplies on AMX tiles here (" + *amx_peer.begin() + ") while tinyamp's amx tier is off (" +
+                                    machine_.amx + ")";
+            out_ << "  tinyamp bf16 / oneDNN bf16 is tinyamp's vector units against oneDNN's matrix engine: " << why << ".\n";
+            not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: " + why);
+        }
+        if (!reference.empty())
+            not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: oneDNN runs its reference loops here (" + *reference.begin() +
+                                  "), not a fair peer comparison");
+        if (!torch_unfair.empty()) out_ << "  * PyTorch bf16: not a fair peer comparison: " << torch_unfair << ".\n";
+        print_pytorch_skipped("pytorch_bf16");
+        if (!onednn_judged) {
+            const std::string why = onednn_unavailable_reason(bf16);
+            if (!why.empty()) not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: no oneDNN bf16 peer on this CPU");
+        }
+        if (!speedup_judged)
+            not_judged_.push_back(std::string("tinyamp bf16 faster than tinyamp f32: bf16 products are ") +
+                                  backends::cpu::bf16_speed_name(machine_.hardware.bf16_speed) + " on this CPU (see the expectation below)");
+    }
+
     void print_gemm_low_precision()
     {
         const bool amx = machine_.amx_in_use;
@@ -272,25 +298,7 @@ private:
         out_ << "  bf16/f32 = tinyamp bf16 / tinyamp f32 (the GEMM f32 table). Targets from N = " << targets_.gemm_min_n << " (met / MISS)";
         if (amx) out_ << ", with the amx tier in use";
         out_ << ".\n";
-        print_onednn_implementations(GemmImpl::onednn_bf16, "bf16");
-        if (!amx_peer.empty()) {
-            const std::string why = "oneDNN multiplies on AMX tiles here (" + *amx_peer.begin() + ") while tinyamp's amx tier is off (" +
-                                    machine_.amx + ")";
-            out_ << "  tinyamp bf16 / oneDNN bf16 is tinyamp's vector units against oneDNN's matrix engine: " << why << ".\n";
-            not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: " + why);
-        }
-        if (!reference.empty())
-            not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: oneDNN runs its reference loops here (" + *reference.begin() +
-                                  "), not a fair peer comparison");
-        if (!torch_unfair.empty()) out_ << "  * PyTorch bf16: not a fair peer comparison: " << torch_unfair << ".\n";
-        print_pytorch_skipped("pytorch_bf16");
-        if (onednn_tally.judged == 0) {
-            const std::string why = onednn_unavailable_reason(bf16);
-            if (!why.empty()) not_judged_.push_back("tinyamp bf16 >= oneDNN bf16: no oneDNN bf16 peer on this CPU");
-        }
-        if (speedup_goal == 0)
-            not_judged_.push_back(std::string("tinyamp bf16 faster than tinyamp f32: bf16 products are ") +
-                                  backends::cpu::bf16_speed_name(speed) + " on this CPU (see the expectation below)");
+        print_low_precision_notes(amx_peer, reference, torch_unfair, onednn_tally.judged > 0, speedup_goal != 0);
         tallies_.push_back(onednn_tally);
         tallies_.push_back(speedup_tally);
     }

@@ -117,9 +117,11 @@ std::vector<LessonResult> load_results(const fs::path& out)
     return results;
 }
 
-fs::path write_index(const fs::path& out)
+namespace {
+
+// The page's head and style, and its title.
+void write_page_head(std::ostringstream& page)
 {
-    std::ostringstream page;
     page << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tinyamp lessons</title>\n"
          << "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}"
             "h2{border-top:1px solid #ccc;padding-top:.6em}.passed{color:#2a7d3c}.failed{color:#c0392b}.skipped{color:#8a6d00}"
@@ -131,57 +133,74 @@ fs::path write_index(const fs::path& out)
             "blockquote{color:#555;border-left:3px solid #ddd;margin-left:0;padding-left:1em}</style></head><body>\n"
          << "<h1>tinyamp: the lessons</h1>\n<p>Each lesson said what to expect, showed it, and checked it. "
             "Run one again with <code>tinyamp-tour --lesson N</code>.</p>\n";
-    // The machine: what the speed claims (lessons 1, 14, 15) were made for.
-    const Machine machine = this_machine();
-    page << "<h2 id=\"machine\">The machine</h2>\n<p>What this run's matrix products used (<code>tinyamp-tour --cpu</code> "
-            "prints it; <code>TINYAMP_CPU</code> caps it). Lesson 1 says why bf16 is, or is not, faster here.</p>\n";
-    write_machine(page, machine);
-    for (const LessonResult& r : load_results(out)) {
-        page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
-             << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
-        copy_readme(r.folder, out / r.folder);  // the text as the source tree has it now
-        std::ifstream text{out / r.folder / "README.md"};
-        if (!r.teaches.empty())
-            page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << "."
-                 << (text ? " <a href=\"#" + escape_xml(r.folder) + "-text\">Lesson text</a>" : std::string()) << "</p>\n";
-        if (text) {  // the text itself, rendered (README.md beside it is the same text, as Markdown)
-            std::stringstream readme;
-            readme << text.rdbuf();
-            page << "<details id=\"" << escape_xml(r.folder) << "-text\" class=\"lesson-text\"><summary>Read the lesson text</summary>\n"
-                 << lesson_text_html(readme.str(), r.folder) << "</details>\n";
-        }
-        if (!r.note.empty()) page << "<p><i>" << escape_xml(r.note) << "</i></p>\n";
-        if (!r.machine.cpu.empty() && !(r.machine == machine)) {
-            page << "<p><i>This lesson ran on another machine, or with another TINYAMP_CPU, than the one above:</i></p>\n";
-            write_machine(page, r.machine);
-        }
-        page << "<ul>\n";
-        for (const std::string& line : r.key_results) page << "<li>" << escape_xml(line) << "</li>\n";
-        page << "</ul>\n";
-        for (const Picture& p : r.pictures) {
-            const std::string path = r.folder + "/" + p.file;
-            const bool image = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".svg";
-            page << "<figure>" << (image ? "<a href=\"" + escape_xml(path) + "\"><img src=\"" + escape_xml(path) + "\"></a>" : "<a href=\"" + escape_xml(path) + "\">" + escape_xml(p.file) + "</a>")
-                 << "<figcaption>" << escape_xml(p.caption) << "</figcaption></figure>\n";
-        }
+}
+
+// One lesson's section: its heading and verdict, what it teaches, its text, its key results and
+// its pictures; the machine it ran on when that is not `machine`.
+void write_lesson(std::ostringstream& page, const LessonResult& r, const fs::path& out, const Machine& machine)
+{
+    page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
+         << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
+    copy_readme(r.folder, out / r.folder);  // the text as the source tree has it now
+    std::ifstream text{out / r.folder / "README.md"};
+    if (!r.teaches.empty())
+        page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << "."
+             << (text ? " <a href=\"#" + escape_xml(r.folder) + "-text\">Lesson text</a>" : std::string()) << "</p>\n";
+    if (text) {  // the text itself, rendered (README.md beside it is the same text, as Markdown)
+        std::stringstream readme;
+        readme << text.rdbuf();
+        page << "<details id=\"" << escape_xml(r.folder) << "-text\" class=\"lesson-text\"><summary>Read the lesson text</summary>\n"
+             << lesson_text_html(readme.str(), r.folder) << "</details>\n";
     }
-    // The visualizer's screenshots, when the walkthrough rendered them (scripts/viz-screenshots.sh
-    // into OUT/visualizer/): the same views, live in tinyamp-viz.
+    if (!r.note.empty()) page << "<p><i>" << escape_xml(r.note) << "</i></p>\n";
+    if (!r.machine.cpu.empty() && !(r.machine == machine)) {
+        page << "<p><i>This lesson ran on another machine, or with another TINYAMP_CPU, than the one above:</i></p>\n";
+        write_machine(page, r.machine);
+    }
+    page << "<ul>\n";
+    for (const std::string& line : r.key_results) page << "<li>" << escape_xml(line) << "</li>\n";
+    page << "</ul>\n";
+    for (const Picture& p : r.pictures) {
+        const std::string path = r.folder + "/" + p.file;
+        const bool image = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".svg";
+        page << "<figure>" << (image ? "<a href=\"" + escape_xml(path) + "\"><img src=\"" + escape_xml(path) + "\"></a>" : "<a href=\"" + escape_xml(path) + "\">" + escape_xml(p.file) + "</a>")
+             << "<figcaption>" << escape_xml(p.caption) << "</figcaption></figure>\n";
+    }
+}
+
+// The visualizer's screenshots, when the walkthrough rendered them (scripts/viz-screenshots.sh
+// into OUT/visualizer/): the same views, live in tinyamp-viz.
+void write_screenshots(std::ostringstream& page, const fs::path& out)
+{
     std::vector<std::string> shots;
     if (fs::is_directory(out / "visualizer"))
         for (const fs::directory_entry& entry : fs::directory_iterator(out / "visualizer"))
             if (entry.path().extension() == ".png") shots.push_back(entry.path().filename().string());
     std::sort(shots.begin(), shots.end());
-    if (!shots.empty()) {
-        page << "<h2 id=\"visualizer\">See it live: tinyamp-viz</h2>\n<p>Each step of these lessons can be watched in the "
-                "visualizer: <code>build/visualizer/tinyamp-viz</code>, or <code>--scenario mlp-f16-scaler</code>. These "
-                "screenshots were rendered headless by this walkthrough.</p>\n";
-        for (const std::string& shot : shots) {
-            const std::string path = "visualizer/" + shot;
-            page << "<figure><a href=\"" << escape_xml(path) << "\"><img src=\"" << escape_xml(path) << "\"></a><figcaption>"
-                 << escape_xml(shot) << "</figcaption></figure>\n";
-        }
+    if (shots.empty()) return;
+    page << "<h2 id=\"visualizer\">See it live: tinyamp-viz</h2>\n<p>Each step of these lessons can be watched in the "
+            "visualizer: <code>build/visualizer/tinyamp-viz</code>, or <code>--scenario mlp-f16-scaler</code>. These "
+            "screenshots were rendered headless by this walkthrough.</p>\n";
+    for (const std::string& shot : shots) {
+        const std::string path = "visualizer/" + shot;
+        page << "<figure><a href=\"" << escape_xml(path) << "\"><img src=\"" << escape_xml(path) << "\"></a><figcaption>"
+             << escape_xml(shot) << "</figcaption></figure>\n";
     }
+}
+
+}  // namespace
+
+fs::path write_index(const fs::path& out)
+{
+    std::ostringstream page;
+    write_page_head(page);
+    // The machine: what the speed claims (lessons 1, 14, 15) were made for.
+    const Machine machine = this_machine();
+    page << "<h2 id=\"machine\">The machine</h2>\n<p>What this run's matrix products used (<code>tinyamp-tour --cpu</code> "
+            "prints it; <code>TINYAMP_CPU</code> caps it). Lesson 1 says why bf16 is, or is not, faster here.</p>\n";
+    write_machine(page, machine);
+    for (const LessonResult& r : load_results(out)) write_lesson(page, r, out, machine);
+    write_screenshots(page, out);
     page << "</body></html>\n";
     const fs::path index = out / "index.html";
     fs::create_directories(out);

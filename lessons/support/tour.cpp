@@ -16,6 +16,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -116,53 +117,46 @@ fs::path default_out()
     return "tour-output";
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
-{
+// The command line.
+struct Options {
     fs::path out = default_out();
-    std::set<int> chosen;
+    std::set<int> chosen;  // --lesson: none for all of them
     bool list = false, cpu = false, index_only = false;
+};
+
+// Reads the command line into `options`; an exit status when the program stops there (--help, a
+// bad option).
+std::optional<int> read_options(int argc, char** argv, Options& options)
+{
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") return usage(argv[0], "");
         if (arg == "--list") {
-            list = true;
+            options.list = true;
         } else if (arg == "--cpu") {
-            cpu = true;
+            options.cpu = true;
         } else if (arg == "--index") {
-            index_only = true;
+            options.index_only = true;
         } else if ((arg == "--out" || arg == "--lesson") && i + 1 < argc) {
             const std::string value = argv[++i];
             if (arg == "--out") {
-                out = value;
+                options.out = value;
             } else {
                 char* end = nullptr;
                 const long n = std::strtol(value.c_str(), &end, 10);
                 if (value.empty() || *end != '\0') return usage(argv[0], "--lesson takes a number, not '" + value + "'");
-                chosen.insert(static_cast<int>(n));
+                options.chosen.insert(static_cast<int>(n));
             }
         } else {
             return usage(argv[0], "unknown option '" + arg + "'" + (arg == "--out" || arg == "--lesson" ? " (it needs a value)" : ""));
         }
     }
-    if (cpu) return print_machine();
-    if (index_only) {
-        if (!fs::is_directory(out)) return usage(argv[0], "--index: " + out.string() + " holds no tour (run the lessons first)");
-        std::cout << "The index: " << fs::absolute(lesson::write_index(out)).string() << '\n';
-        return 0;
-    }
-    const std::vector<lesson::LessonInfo> lessons = lesson::registered_lessons();
-    if (list) {
-        for (const lesson::LessonInfo& info : lessons) std::cout << info.number << "  " << info.title << "  (" << info.teaches << ")\n";
-        return 0;
-    }
-    for (int n : chosen) {
-        bool known = false;
-        for (const lesson::LessonInfo& info : lessons) known = known || info.number == n;
-        if (!known) return usage(argv[0], "there is no lesson " + std::to_string(n) + " in this program (--list shows them)");
-    }
+    return std::nullopt;
+}
 
+// Runs the chosen lessons (all when none is) in order, then rebuilds the index; the exit status.
+int run_tour(const std::vector<lesson::LessonInfo>& lessons, const std::set<int>& chosen, const fs::path& out)
+{
     const lesson::Machine machine = lesson::this_machine();
     std::cout << "Machine: " << machine.cpu << "; features in use: " << machine.features
               << (machine.tinyamp_cpu.empty() ? "" : " (TINYAMP_CPU=" + machine.tinyamp_cpu + ")") << "; GEMM tiers: " << machine.tiers
@@ -180,4 +174,30 @@ int main(int argc, char** argv)
               << " skipped\nPictures and the index: " << fs::absolute(index).string() << '\n';
     if (failed) return 1;
     return skipped == ran ? 77 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options options;
+    if (const std::optional<int> status = read_options(argc, argv, options)) return *status;
+    const fs::path& out = options.out;
+    if (options.cpu) return print_machine();
+    if (options.index_only) {
+        if (!fs::is_directory(out)) return usage(argv[0], "--index: " + out.string() + " holds no tour (run the lessons first)");
+        std::cout << "The index: " << fs::absolute(lesson::write_index(out)).string() << '\n';
+        return 0;
+    }
+    const std::vector<lesson::LessonInfo> lessons = lesson::registered_lessons();
+    if (options.list) {
+        for (const lesson::LessonInfo& info : lessons) std::cout << info.number << "  " << info.title << "  (" << info.teaches << ")\n";
+        return 0;
+    }
+    for (int n : options.chosen) {
+        bool known = false;
+        for (const lesson::LessonInfo& info : lessons) known = known || info.number == n;
+        if (!known) return usage(argv[0], "there is no lesson " + std::to_string(n) + " in this program (--list shows them)");
+    }
+    return run_tour(lessons, options.chosen, out);
 }

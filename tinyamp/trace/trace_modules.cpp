@@ -68,6 +68,46 @@ void list_modules(TraceGraph& graph, const Trace& trace)
     }
 }
 
+namespace {
+
+// `graph`'s edges into `out`, whose node i was `graph`'s nodes moved_to[i]. Edges inside a box
+// disappear; a tensor that goes into a box is one edge into it, however many of the box's events
+// use it.
+void move_edges(const TraceGraph& graph, const std::vector<int>& moved_to, TraceGraph& out)
+{
+    std::set<std::tuple<int, int, std::uint64_t>> joined;
+    for (const GraphEdge& edge : graph.edges) {
+        GraphEdge moved = edge;
+        moved.from = moved_to[std::size_t(edge.from)];
+        moved.to = moved_to[std::size_t(edge.to)];
+        if (moved.from == moved.to) continue;
+        const bool into_box = out.nodes[std::size_t(moved.to)].kind == NodeKind::module;
+        if (into_box && !joined.emplace(moved.from, moved.to, edge.tensor.id).second) continue;
+        out.edges.push_back(std::move(moved));
+    }
+}
+
+// Each box of `out` (its index in `boxes`) filled like what leaves it (a backward Linear's box
+// passes on a bf16 gradient, even though the .grad it wrote last is f32); a box nothing leaves,
+// like its last event's output (`last_output`). Then its label and tooltip.
+void fill_module_nodes(TraceGraph& out, const std::map<std::pair<std::string, Phase>, int>& boxes, const std::map<int, const TensorInfo*>& last_output)
+{
+    for (const auto& entry : boxes) {
+        const int index = entry.second;  // a plain name: lambdas cannot capture structured bindings before C++20's P1091 (Clang 14)
+        const auto leaving = std::find_if(out.edges.begin(), out.edges.end(), [&](const GraphEdge& e) { return e.from == index; });
+        const auto last = last_output.find(index);
+        const TensorInfo* shown = leaving != out.edges.end() ? &leaving->tensor : last != last_output.end() ? last->second : nullptr;
+        GraphNode& box = out.nodes[std::size_t(index)];
+        if (shown) {
+            box.has_dtype = true;
+            box.dtype = shown->dtype;
+        }
+        finish_module_node(box, shown);
+    }
+}
+
+}  // namespace
+
 void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std::string>& collapsed)
 {
     TraceGraph out;
@@ -101,33 +141,9 @@ void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std:
         if (!e.outputs.empty()) last_output[slot->second] = &e.outputs.front();
     }
 
-    // Edges inside a box disappear; a tensor that goes into a box is one edge into it, however
-    // many of the box's events use it.
-    std::set<std::tuple<int, int, std::uint64_t>> joined;
-    for (const GraphEdge& edge : graph.edges) {
-        GraphEdge moved = edge;
-        moved.from = moved_to[std::size_t(edge.from)];
-        moved.to = moved_to[std::size_t(edge.to)];
-        if (moved.from == moved.to) continue;
-        const bool into_box = out.nodes[std::size_t(moved.to)].kind == NodeKind::module;
-        if (into_box && !joined.emplace(moved.from, moved.to, edge.tensor.id).second) continue;
-        out.edges.push_back(std::move(moved));
-    }
+    move_edges(graph, moved_to, out);
     for (const int node : graph.event_nodes) out.event_nodes.push_back(moved_to[std::size_t(node)]);
-    // A box is filled like what leaves it (a backward Linear's box passes on a bf16 gradient, even
-    // though the .grad it wrote last is f32); a box nothing leaves, like its last event's output.
-    for (const auto& entry : module_nodes) {
-        const int index = entry.second;  // a plain name: lambdas cannot capture structured bindings before C++20's P1091 (Clang 14)
-        const auto leaving = std::find_if(out.edges.begin(), out.edges.end(), [&](const GraphEdge& e) { return e.from == index; });
-        const auto last = last_output.find(index);
-        const TensorInfo* shown = leaving != out.edges.end() ? &leaving->tensor : last != last_output.end() ? last->second : nullptr;
-        GraphNode& box = out.nodes[std::size_t(index)];
-        if (shown) {
-            box.has_dtype = true;
-            box.dtype = shown->dtype;
-        }
-        finish_module_node(box, shown);
-    }
+    fill_module_nodes(out, module_nodes, last_output);
     graph = std::move(out);
 }
 

@@ -99,9 +99,7 @@ std::string generate(GptRun& run, const data::CharTokenizer& tokenizer, std::int
     return text;
 }
 
-}  // namespace
-
-GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& callbacks)
+void check_config(const GptTrainConfig& config)
 {
     TINYAMP_CHECK(config.steps >= 0 && config.batch_size > 0 && config.eval_interval > 0 && config.eval_batches > 0, value,
                   "tinyamp-train --model gpt: steps must be >= 0, and batch size, eval interval and eval batches > 0");
@@ -109,95 +107,139 @@ GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& cal
                   "': choose cpu (PyTorch's CPU autocast lists) or cuda (the GPU's lists, emulated on the CPU)");
     TINYAMP_CHECK(config.lr >= 0 && config.min_lr >= 0 && config.min_lr <= config.lr, value,
                   "tinyamp-train --model gpt: the learning rates must satisfy 0 <= min_lr <= lr, got lr ", config.lr, " and min_lr ", config.min_lr);
-    const data::TextDataset text = data::load_text_dataset(config.data_file.empty() ? data::data_path("kjv_1mb.txt.gz") : config.data_file);
-    const data::CharTokenizer& tokenizer = text.tokenizer;
+}
 
+// The model (its weights drawn from config.seed), its AdamW and, in f16-scaler mode, the GradScaler.
+GptRun start_run(const GptTrainConfig& config, std::int64_t vocab_size)
+{
     GptRun run{config, nullptr, nullptr, nullptr,
                std::make_shared<const amp::PolicyTable>(config.policy == "cpu" ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda())};
     GptConfig model_config = config.model;
-    model_config.vocab_size = tokenizer.vocab_size();
+    model_config.vocab_size = vocab_size;
     manual_seed(config.seed);
     run.model = std::make_shared<Gpt>(model_config);
     run.optimizer = std::make_unique<optim::AdamW>(
         run.model->parameters(), optim::AdamWOptions{.lr = config.lr, .beta2 = config.beta2, .weight_decay = config.weight_decay});
     if (config.mode == Mode::f16_scaler) run.scaler = std::make_unique<amp::GradScaler>("cpu", config.scaler);
-    optim::LambdaLR schedule(*run.optimizer, [&config](std::int64_t it) { return lr_factor(config, it); });
+    return run;
+}
 
-    // The batches: training ones from one generator, the evaluation ones fixed up front (the same
-    // for every evaluation and every mode, so the curves compare like with like).
-    Generator batches(config.seed), eval_generator(config.seed + 1), sampler(config.seed + 2);
-    std::vector<std::pair<Tensor, Tensor>> train_eval, val_eval;
+// The evaluation batches, fixed up front: the same for every evaluation and every mode, so the
+// curves compare like with like.
+struct EvalBatches {
+    std::vector<std::pair<Tensor, Tensor>> train, val;
+};
+
+EvalBatches eval_batches(const data::TextDataset& text, const GptTrainConfig& config, Generator& generator)
+{
+    EvalBatches batches;
     for (std::int64_t i = 0; i < config.eval_batches; ++i) {
-        train_eval.push_back(data::sample_batch(text.train, config.batch_size, model_config.block_size, eval_generator));
-        val_eval.push_back(data::sample_batch(text.val, config.batch_size, model_config.block_size, eval_generator));
+        batches.train.push_back(data::sample_batch(text.train, config.batch_size, config.model.block_size, generator));
+        batches.val.push_back(data::sample_batch(text.val, config.batch_size, config.model.block_size, generator));
     }
+    return batches;
+}
+
+// --resume: loads the checkpoint, then draws the training batches of its finished steps again,
+// so that the next ones are those the run would have had. The first step left to run.
+std::int64_t resume(GptRun& run, optim::LambdaLR& schedule, const data::TextDataset& text, Generator& batches)
+{
+    const GptTrainConfig& config = run.config;
+    io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(), .scheduler = &schedule};
+    io::load_checkpoint(config.resume_path, state);
+    TINYAMP_CHECK(state.step <= config.steps, value, "checkpoint '", config.resume_path, "' is at step ", state.step,
+                  ", beyond --steps ", config.steps, "; give --steps ", state.step, " or more to continue it");
+    for (std::int64_t s = 1; s < state.step + 1; ++s) (void)data::sample_batch(text.train, config.batch_size, config.model.block_size, batches);
+    return state.step + 1;
+}
+
+// The mean losses on the evaluation batches, the per-block ranges of the first validation batch
+// and the gradients this mode loses on it.
+GptEval evaluate(GptRun& run, const EvalBatches& batches, std::int64_t step)
+{
+    GptEval e;
+    e.step = step;
+    e.train_loss = mean_loss(run, batches.train);
+    e.val_loss = mean_loss(run, batches.val);
+    const auto& [x, y] = batches.val[0];
+    {
+        NoGradGuard no_grad;
+        GptProbe probe;
+        run.loss_of(x, y, true, &probe);
+        e.blocks = probe.blocks;
+    }
+    e.grad_underflow = grad_underflow(run, x, y);
+    return e;
+}
+
+// One optimizer step on the next training batch: the loss in the mode's region, backward (through
+// the scaler in f16-scaler mode), the gradients clipped, the step and the schedule's.
+GptStep train_step(GptRun& run, const std::vector<Tensor>& params, optim::LambdaLR& schedule, const data::TextDataset& text,
+                   Generator& batches, std::int64_t step)
+{
+    const GptTrainConfig& config = run.config;
+    const auto start = Clock::now();
+    GptStep s;
+    s.step = step;
+    s.lr = schedule.get_last_lr().front();
+    s.scale = run.scaler ? run.scaler->get_scale() : 1.0;
+
+    const auto [x, y] = data::sample_batch(text.train, config.batch_size, config.model.block_size, batches);
+    run.optimizer->zero_grad();
+    const std::int64_t live_before = memory_stats().total.live_bytes;
+    reset_peak_memory_stats();
+    const Tensor loss = run.loss_of(x, y, true);
+    s.peak_activation_bytes = memory_stats().total.peak_bytes - live_before;
+    const double max_norm = config.grad_clip > 0 ? config.grad_clip : std::numeric_limits<double>::infinity();
+    if (run.scaler) {
+        run.scaler->scale(loss).backward();
+        run.scaler->unscale_(*run.optimizer);
+        s.grad_norm = optim::clip_grad_norm_(params, max_norm);
+        s.skipped = !run.scaler->step(*run.optimizer);
+        run.scaler->update();
+    } else {
+        loss.backward();
+        s.grad_norm = optim::clip_grad_norm_(params, max_norm);
+        run.optimizer->step();
+    }
+    schedule.step();
+    s.loss = loss.item();
+    s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return s;
+}
+
+}  // namespace
+
+GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& callbacks)
+{
+    check_config(config);
+    const data::TextDataset text = data::load_text_dataset(config.data_file.empty() ? data::data_path("kjv_1mb.txt.gz") : config.data_file);
+    GptRun run = start_run(config, text.tokenizer.vocab_size());
+    optim::LambdaLR schedule(*run.optimizer, [&config](std::int64_t it) { return lr_factor(config, it); });
+    // Training batches from one generator, evaluation batches from another, samples from a third.
+    Generator batches(config.seed), eval_generator(config.seed + 1), sampler(config.seed + 2);
+    const EvalBatches evaluation = eval_batches(text, config, eval_generator);
 
     GptResult result;
-    if (!config.resume_path.empty()) {
-        io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(), .scheduler = &schedule};
-        io::load_checkpoint(config.resume_path, state);
-        TINYAMP_CHECK(state.step <= config.steps, value, "checkpoint '", config.resume_path, "' is at step ", state.step,
-                      ", beyond --steps ", config.steps, "; give --steps ", state.step, " or more to continue it");
-        result.first_step = state.step + 1;
-        // Draw the batches of the finished steps again, so the next ones are those the run would have had.
-        for (std::int64_t s = 1; s < result.first_step; ++s)
-            (void)data::sample_batch(text.train, config.batch_size, model_config.block_size, batches);
-    }
+    if (!config.resume_path.empty()) result.first_step = resume(run, schedule, text, batches);
     result.parameters = run.model->num_parameters();
-    result.vocab_size = tokenizer.vocab_size();
-    const auto evaluate = [&](std::int64_t step) {
-        GptEval e;
-        e.step = step;
-        e.train_loss = mean_loss(run, train_eval);
-        e.val_loss = mean_loss(run, val_eval);
-        {
-            NoGradGuard no_grad;
-            GptProbe probe;
-            run.loss_of(val_eval[0].first, val_eval[0].second, true, &probe);
-            e.blocks = probe.blocks;
-        }
-        e.grad_underflow = grad_underflow(run, val_eval[0].first, val_eval[0].second);
-        result.evals.push_back(e);
+    result.vocab_size = text.tokenizer.vocab_size();
+    const auto evaluate_and_save = [&](std::int64_t step) {
+        result.evals.push_back(evaluate(run, evaluation, step));
         if (!config.checkpoint_path.empty())
             io::save_checkpoint(config.checkpoint_path, {.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get(),
                                                          .scheduler = &schedule, .step = step});
-        if (callbacks.on_eval) callbacks.on_eval(e);
+        if (callbacks.on_eval) callbacks.on_eval(result.evals.back());
     };
 
     const std::vector<Tensor> params = run.model->parameters();
     for (std::int64_t step = result.first_step; step <= config.steps; ++step) {
-        const auto start = Clock::now();
-        GptStep s;
-        s.step = step;
-        s.lr = schedule.get_last_lr().front();
-        s.scale = run.scaler ? run.scaler->get_scale() : 1.0;
-
-        const auto [x, y] = data::sample_batch(text.train, config.batch_size, model_config.block_size, batches);
-        run.optimizer->zero_grad();
-        const std::int64_t live_before = memory_stats().total.live_bytes;
-        reset_peak_memory_stats();
-        const Tensor loss = run.loss_of(x, y, true);
-        s.peak_activation_bytes = memory_stats().total.peak_bytes - live_before;
-        if (run.scaler) {
-            run.scaler->scale(loss).backward();
-            run.scaler->unscale_(*run.optimizer);
-            s.grad_norm = optim::clip_grad_norm_(params, config.grad_clip > 0 ? config.grad_clip : std::numeric_limits<double>::infinity());
-            s.skipped = !run.scaler->step(*run.optimizer);
-            run.scaler->update();
-        } else {
-            loss.backward();
-            s.grad_norm = optim::clip_grad_norm_(params, config.grad_clip > 0 ? config.grad_clip : std::numeric_limits<double>::infinity());
-            run.optimizer->step();
-        }
-        schedule.step();
-        s.loss = loss.item();
-        s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        result.steps.push_back(s);
-        if (callbacks.on_step) callbacks.on_step(s);
-        if (step % config.eval_interval == 0 || step == config.steps) evaluate(step);
+        result.steps.push_back(train_step(run, params, schedule, text, batches, step));
+        if (callbacks.on_step) callbacks.on_step(result.steps.back());
+        if (step % config.eval_interval == 0 || step == config.steps) evaluate_and_save(step);
     }
-    if (result.first_step > config.steps) evaluate(config.steps);  // nothing left to train: evaluate what there is
-    if (config.sample_chars > 0) result.sample = generate(run, tokenizer, config.sample_chars, sampler);
+    if (result.first_step > config.steps) evaluate_and_save(config.steps);  // nothing left to train: evaluate what there is
+    if (config.sample_chars > 0) result.sample = generate(run, text.tokenizer, config.sample_chars, sampler);
     return result;
 }
 

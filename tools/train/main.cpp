@@ -86,18 +86,80 @@ int run_gpt(GptTrainConfig config, const std::vector<Mode>& modes, const std::st
     return ok ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
+// --model mlp or cnn: the comparison table of the runs, one row a mode; whether every run reached
+// --expect-accuracy.
+bool print_digits_summary(const std::vector<std::pair<Mode, TrainResult>>& results, double expect_accuracy)
 {
-    CLI::App app{"tinyamp-train: mixed-precision training on the digits data set, in four modes"};
-    TrainConfig config;
-    std::string model = "mlp", mode = "f32", csv_path;
-    double expect_accuracy = 0;
-    bool no_progress = false;
-    app.add_option("--model", model, "mlp (64-256-256-10), cnn (two 3x3 convolutions), or gpt (a character-level GPT on the King James text)")
+    std::printf("\n%-14s %9s %8s %11s %10s %9s %10s %12s\n", "mode", "test acc", "skipped", "zero grads", "underflow",
+                "final", "s/epoch", "peak act");
+    bool ok = true;
+    for (const auto& [m, r] : results) {
+        if (r.epochs.empty()) continue;
+        const EpochStats& last = r.epochs.back();
+        std::int64_t skipped = 0;
+        double zero = 0, underflow = 0;
+        std::int64_t peak = 0;
+        for (const EpochStats& e : r.epochs) {
+            skipped += e.skipped_steps;
+            zero += e.zero_grad_fraction / double(r.epochs.size());
+            underflow += e.underflow_fraction / double(r.epochs.size());
+            peak = std::max(peak, e.peak_activation_bytes);
+        }
+        std::printf("%-14s %8.2f%% %8lld %10.2f%% %9.2f%% %9g %10.3f %12s\n", mode_name(m), 100 * last.test_accuracy,
+                    static_cast<long long>(skipped), 100 * zero, 100 * underflow, last.scale, median_seconds(r),
+                    format_bytes(peak).c_str());
+        if (!(last.test_accuracy >= expect_accuracy)) {
+            std::printf("  %s: test accuracy %.2f%% is below the expected %.2f%%\n", mode_name(m), 100 * last.test_accuracy,
+                        100 * expect_accuracy);
+            ok = false;
+        }
+    }
+    std::printf("(zero grads and underflow: means over the epochs; s/epoch: median; final: the loss scale at the end)\n");
+    return ok;
+}
+
+// --model mlp or cnn: every mode asked for, one after another, the CSV file, then the comparison table.
+int run_digits(TrainConfig config, const std::vector<Mode>& modes, const std::string& csv_path, double expect_accuracy, bool progress)
+{
+    std::string csv = csv_header();
+    std::vector<std::pair<Mode, TrainResult>> results;
+    ProgressBar bar(std::cerr, progress);
+    for (Mode m : modes) {
+        config.mode = m;
+        TrainCallbacks callbacks;
+        callbacks.on_step = [&](std::int64_t epoch, std::int64_t step, std::int64_t steps, double loss) {
+            bar.update(std::string(mode_name(m)) + " epoch " + std::to_string(epoch), step, steps, loss);
+        };
+        callbacks.on_epoch = [&](const EpochStats& e) {
+            bar.clear();
+            print_epoch(config, e);
+        };
+        results.emplace_back(m, run_training(config, callbacks));
+        csv += csv_rows(config, results.back().second);
+    }
+    if (!csv_path.empty()) {
+        io::write_file_atomically(csv_path, csv);
+        std::printf("wrote %s\n", csv_path.c_str());
+    }
+    return print_digits_summary(results, expect_accuracy) ? 0 : 1;
+}
+
+// The command line: the digits models' settings, the GPT's, and what main does with the runs.
+struct CommandLine {
+    TrainConfig config;  // mlp, cnn; the options the GPT shares with them too
+    GptTrainConfig gpt;
+    std::string model = "mlp", mode = "f32", csv_path, attention = "fused";
+    double expect_accuracy = 0, expect_val_loss = 0;
+    bool no_progress = false, plots = false;
+};
+
+// The options of the digits models, and those the GPT shares with them.
+void add_digits_options(CLI::App& app, CommandLine& line)
+{
+    TrainConfig& config = line.config;
+    app.add_option("--model", line.model, "mlp (64-256-256-10), cnn (two 3x3 convolutions), or gpt (a character-level GPT on the King James text)")
         ->capture_default_str();
-    app.add_option("--mode", mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison); fp8-current, fp8-delayed, "
+    app.add_option("--mode", line.mode, "f32, bf16, f16-scaler, f16-no-scaler, or all (the four, then a comparison); fp8-current, fp8-delayed, "
                    "mxfp8 (Linear layers in FP8), or fp8 (those three); mxfp4, nvfp4 (Linear layers in FP4)")->capture_default_str();
     app.add_option("--epochs", config.epochs, "passes over the training set")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--batch-size", config.batch_size, "samples per step")->capture_default_str()->check(CLI::PositiveNumber);
@@ -112,19 +174,21 @@ int main(int argc, char** argv)
     app.add_option("--init-scale", config.scaler.init_scale, "GradScaler: initial scale")->capture_default_str();
     app.add_option("--growth-interval", config.scaler.growth_interval, "GradScaler: clean steps before the scale doubles")
         ->capture_default_str();
-    app.add_option("--csv", csv_path, "write the per-epoch curves to this CSV file");
+    app.add_option("--csv", line.csv_path, "write the per-epoch curves to this CSV file");
     app.add_option("--checkpoint", config.checkpoint_path,
                    "save model, optimizer, scaler (and the GPT's LR schedule) here after every epoch, or every GPT evaluation (atomically)");
     app.add_option("--resume", config.resume_path, "continue from this checkpoint (same model, mode and settings)");
     app.add_option("--data", config.data_file, "the digits file (default: the project's data/digits.csv.gz)");
-    app.add_option("--expect-accuracy", expect_accuracy, "exit with status 1 if a run's final test accuracy is below this fraction");
-    app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only on a terminal anyway)");
-    // --model gpt (the digits options above that it shares: --mode, --seed, --policy, --init-scale,
-    // --growth-interval, --data, --checkpoint, --resume, --csv, which names a prefix here; --batch-size and --lr keep the GPT's defaults unless given).
-    GptTrainConfig gpt;
-    std::string attention = "fused";
-    bool plots = false;
-    double expect_val_loss = 0;
+    app.add_option("--expect-accuracy", line.expect_accuracy, "exit with status 1 if a run's final test accuracy is below this fraction");
+    app.add_flag("--no-progress", line.no_progress, "no progress bar (it is drawn only on a terminal anyway)");
+}
+
+// --model gpt's own options. It shares the digits options --mode, --seed, --policy, --init-scale,
+// --growth-interval, --data, --checkpoint, --resume, --csv, which names a prefix here; --batch-size
+// and --lr keep the GPT's defaults unless given.
+void add_gpt_options(CLI::App& app, CommandLine& line)
+{
+    GptTrainConfig& gpt = line.gpt;
     app.add_option("--steps", gpt.steps, "gpt: optimizer steps")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--block-size", gpt.model.block_size, "gpt: context length in characters")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--n-layer", gpt.model.n_layer, "gpt: transformer blocks")->capture_default_str()->check(CLI::PositiveNumber);
@@ -137,7 +201,7 @@ int main(int argc, char** argv)
                    "large values push the logits past f16's range")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--attention", attention, "gpt: fused (scaled_dot_product_attention, f32 inside) or composite (matmul, softmax, matmul)")
+    app.add_option("--attention", line.attention, "gpt: fused (scaled_dot_product_attention, f32 inside) or composite (matmul, softmax, matmul)")
         ->capture_default_str();
     app.add_option("--warmup-steps", gpt.warmup_steps, "gpt: linear warmup steps")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--min-lr", gpt.min_lr, "gpt: learning rate at the end of the cosine decay")->capture_default_str();
@@ -146,84 +210,62 @@ int main(int argc, char** argv)
     app.add_option("--eval-interval", gpt.eval_interval, "gpt: steps between evaluations")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--eval-batches", gpt.eval_batches, "gpt: batches per split in an evaluation")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--sample-chars", gpt.sample_chars, "gpt: characters to generate at the end")->capture_default_str();
-    app.add_flag("--plots", plots, "gpt: also draw the curves as SVG pictures, PREFIX_loss.svg, PREFIX_logits.svg, PREFIX_scale.svg (needs --csv PREFIX)");
-    app.add_option("--expect-val-loss", expect_val_loss, "gpt: exit with status 1 if a run's final validation loss is above this");
+    app.add_flag("--plots", line.plots, "gpt: also draw the curves as SVG pictures, PREFIX_loss.svg, PREFIX_logits.svg, PREFIX_scale.svg (needs --csv PREFIX)");
+    app.add_option("--expect-val-loss", line.expect_val_loss, "gpt: exit with status 1 if a run's final validation loss is above this");
+}
+
+// An option of the other model would be ignored silently: refuse it instead.
+void refuse_other_models_options(const CLI::App& app, const std::string& model)
+{
+    const std::vector<std::string> digits_only = {"--epochs", "--momentum", "--test-fraction", "--expect-accuracy"};
+    const std::vector<std::string> gpt_only = {"--steps", "--block-size", "--n-layer", "--n-head", "--n-embd", "--init-std", "--qkv-init-std",
+                                               "--attention", "--warmup-steps", "--min-lr", "--weight-decay", "--grad-clip",
+                                               "--eval-interval", "--eval-batches", "--sample-chars", "--plots", "--expect-val-loss"};
+    for (const std::string& option : model == "gpt" ? digits_only : gpt_only)
+        TINYAMP_CHECK(app.count(option) == 0, value, option, (model == "gpt" ? " is an option of the digits models (mlp, cnn), not of --model gpt"
+                                                                             : " is an option of --model gpt, not of the digits models"));
+}
+
+// The GPT's settings: its own options, and those it shares with the digits models.
+GptTrainConfig gpt_config(const CLI::App& app, const CommandLine& line)
+{
+    TINYAMP_CHECK(line.attention == "fused" || line.attention == "composite", value, "unknown --attention '", line.attention,
+                  "': choose fused or composite");
+    TINYAMP_CHECK(!line.plots || !line.csv_path.empty(), value, "--plots names its pictures after the CSV files: give --csv PREFIX too");
+    GptTrainConfig gpt = line.gpt;
+    const TrainConfig& config = line.config;
+    gpt.model.fused_attention = line.attention == "fused";
+    gpt.seed = config.seed;
+    gpt.policy = config.policy;
+    gpt.scaler = config.scaler;
+    gpt.data_file = config.data_file;
+    gpt.checkpoint_path = config.checkpoint_path;
+    gpt.resume_path = config.resume_path;
+    if (app.count("--batch-size")) gpt.batch_size = config.batch_size;
+    if (app.count("--lr")) gpt.lr = config.lr;
+    return gpt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"tinyamp-train: mixed-precision training on the digits data set, in four modes"};
+    CommandLine line;
+    add_digits_options(app, line);
+    add_gpt_options(app, line);
     CLI11_PARSE(app, argc, argv);
 
     try {
-        // An option of the other model would be ignored silently: refuse it instead.
-        const std::vector<std::string> digits_only = {"--epochs", "--momentum", "--test-fraction", "--expect-accuracy"};
-        const std::vector<std::string> gpt_only = {"--steps", "--block-size", "--n-layer", "--n-head", "--n-embd", "--init-std", "--qkv-init-std",
-                                                   "--attention", "--warmup-steps", "--min-lr", "--weight-decay", "--grad-clip",
-                                                   "--eval-interval", "--eval-batches", "--sample-chars", "--plots", "--expect-val-loss"};
-        for (const std::string& option : model == "gpt" ? digits_only : gpt_only)
-            TINYAMP_CHECK(app.count(option) == 0, value, option, (model == "gpt" ? " is an option of the digits models (mlp, cnn), not of --model gpt"
-                                                                                 : " is an option of --model gpt, not of the digits models"));
+        refuse_other_models_options(app, line.model);
+        const std::string& mode = line.mode;
         const std::vector<Mode> modes = mode == "all" ? all_modes() : mode == "fp8" ? fp8_modes() : std::vector<Mode>{parse_mode(mode)};
-        TINYAMP_CHECK(modes.size() == 1 || (config.checkpoint_path.empty() && config.resume_path.empty()), value,
+        TINYAMP_CHECK(modes.size() == 1 || (line.config.checkpoint_path.empty() && line.config.resume_path.empty()), value,
                       "--checkpoint and --resume take one mode; pick it with --mode");
-        if (model == "gpt") {
-            TINYAMP_CHECK(attention == "fused" || attention == "composite", value, "unknown --attention '", attention, "': choose fused or composite");
-            gpt.model.fused_attention = attention == "fused";
-            TINYAMP_CHECK(!plots || !csv_path.empty(), value, "--plots names its pictures after the CSV files: give --csv PREFIX too");
-            gpt.seed = config.seed;
-            gpt.policy = config.policy;
-            gpt.scaler = config.scaler;
-            gpt.data_file = config.data_file;
-            gpt.checkpoint_path = config.checkpoint_path;
-            gpt.resume_path = config.resume_path;
-            if (app.count("--batch-size")) gpt.batch_size = config.batch_size;
-            if (app.count("--lr")) gpt.lr = config.lr;
-            return run_gpt(gpt, modes, csv_path, plots, expect_val_loss, !no_progress && isatty(STDERR_FILENO));
-        }
-        config.model = parse_model(model);
-        std::string csv = csv_header();
-        std::vector<std::pair<Mode, TrainResult>> results;
-        ProgressBar bar(std::cerr, !no_progress && isatty(STDERR_FILENO));
-        for (Mode m : modes) {
-            config.mode = m;
-            TrainCallbacks callbacks;
-            callbacks.on_step = [&](std::int64_t epoch, std::int64_t step, std::int64_t steps, double loss) {
-                bar.update(std::string(mode_name(m)) + " epoch " + std::to_string(epoch), step, steps, loss);
-            };
-            callbacks.on_epoch = [&](const EpochStats& e) {
-                bar.clear();
-                print_epoch(config, e);
-            };
-            results.emplace_back(m, run_training(config, callbacks));
-            csv += csv_rows(config, results.back().second);
-        }
-        if (!csv_path.empty()) {
-            io::write_file_atomically(csv_path, csv);
-            std::printf("wrote %s\n", csv_path.c_str());
-        }
-
-        std::printf("\n%-14s %9s %8s %11s %10s %9s %10s %12s\n", "mode", "test acc", "skipped", "zero grads", "underflow",
-                    "final", "s/epoch", "peak act");
-        bool ok = true;
-        for (const auto& [m, r] : results) {
-            if (r.epochs.empty()) continue;
-            const EpochStats& last = r.epochs.back();
-            std::int64_t skipped = 0;
-            double zero = 0, underflow = 0;
-            std::int64_t peak = 0;
-            for (const EpochStats& e : r.epochs) {
-                skipped += e.skipped_steps;
-                zero += e.zero_grad_fraction / double(r.epochs.size());
-                underflow += e.underflow_fraction / double(r.epochs.size());
-                peak = std::max(peak, e.peak_activation_bytes);
-            }
-            std::printf("%-14s %8.2f%% %8lld %10.2f%% %9.2f%% %9g %10.3f %12s\n", mode_name(m), 100 * last.test_accuracy,
-                        static_cast<long long>(skipped), 100 * zero, 100 * underflow, last.scale, median_seconds(r),
-                        format_bytes(peak).c_str());
-            if (!(last.test_accuracy >= expect_accuracy)) {
-                std::printf("  %s: test accuracy %.2f%% is below the expected %.2f%%\n", mode_name(m), 100 * last.test_accuracy,
-                            100 * expect_accuracy);
-                ok = false;
-            }
-        }
-        std::printf("(zero grads and underflow: means over the epochs; s/epoch: median; final: the loss scale at the end)\n");
-        return ok ? 0 : 1;
+        const bool progress = !line.no_progress && isatty(STDERR_FILENO);
+        if (line.model == "gpt") return run_gpt(gpt_config(app, line), modes, line.csv_path, line.plots, line.expect_val_loss, progress);
+        line.config.model = parse_model(line.model);
+        return run_digits(line.config, modes, line.csv_path, line.expect_accuracy, progress);
     } catch (const Error& e) {
         std::fprintf(stderr, "tinyamp-train: %s\n", e.what());
         return 2;

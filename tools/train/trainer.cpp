@@ -82,6 +82,72 @@ std::pair<double, double> evaluate(Run& run, const data::Dataset& test)
     return {loss, correct / double(test.size())};
 }
 
+// The model (its weights drawn from config.seed), its SGD and, in f16-scaler mode, the GradScaler.
+Run start_run(const TrainConfig& config)
+{
+    manual_seed(config.seed);
+    Run run{config, make_model(config.model), nullptr, nullptr,
+            std::make_shared<const amp::PolicyTable>(config.policy == "cpu" ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda())};
+    run.optimizer = std::make_unique<optim::SGD>(run.model->parameters(), optim::SGDOptions{.lr = config.lr, .momentum = config.momentum});
+    if (config.mode == Mode::f16_scaler) run.scaler = std::make_unique<amp::GradScaler>("cpu", config.scaler);
+    return run;
+}
+
+// --resume: loads the checkpoint, then replays the shuffles of its finished epochs, so that the
+// batches continue as if never stopped. The first epoch left to run.
+std::int64_t resume(Run& run, data::DataLoader& loader)
+{
+    io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get()};
+    io::load_checkpoint(run.config.resume_path, state);
+    for (std::int64_t e = 0; e < state.epoch; ++e) loader.begin();
+    return state.epoch + 1;
+}
+
+// One step on `batch` (through the scaler in f16-scaler mode): its loss. Adds its gradients'
+// zeros and count to `zero_grads`, and its skip and peak activation memory to `stats`.
+double train_step(Run& run, const data::Batch& batch, EpochStats& stats, std::pair<std::int64_t, std::int64_t>& zero_grads)
+{
+    run.optimizer->zero_grad();
+    const std::int64_t live_before = memory_stats().total.live_bytes;
+    reset_peak_memory_stats();
+    const Tensor loss = run.loss_of(batch.features, batch.labels, true);
+    stats.peak_activation_bytes = std::max(stats.peak_activation_bytes, memory_stats().total.peak_bytes - live_before);
+    if (run.scaler) run.scaler->scale(loss).backward();
+    else loss.backward();
+    const auto [zeros, total] = count_zero_grads(run.model->parameters());
+    zero_grads.first += zeros;
+    zero_grads.second += total;
+    if (run.scaler) {
+        if (!run.scaler->step(*run.optimizer)) ++stats.skipped_steps;
+        run.scaler->update();
+    } else {
+        run.optimizer->step();
+    }
+    return loss.item();
+}
+
+// One pass over the training set: the epoch's time, mean training loss, skipped steps, zero
+// gradients and peak activation memory (the test-set figures are the caller's).
+EpochStats train_epoch(Run& run, data::DataLoader& loader, std::int64_t epoch, const TrainCallbacks& callbacks)
+{
+    EpochStats stats;
+    stats.epoch = epoch;
+    double loss_total = 0;
+    std::int64_t steps = 0;
+    std::pair<std::int64_t, std::int64_t> zero_grads{0, 0};
+    const auto start = std::chrono::steady_clock::now();
+    for (const data::Batch& batch : loader) {
+        loss_total += train_step(run, batch, stats, zero_grads);
+        ++steps;
+        if (callbacks.on_step) callbacks.on_step(epoch, steps, loader.size(), loss_total / double(steps));
+    }
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.train_loss = loss_total / double(std::max<std::int64_t>(steps, 1));
+    const auto [zeros, grads] = zero_grads;
+    stats.zero_grad_fraction = grads == 0 ? 0.0 : double(zeros) / double(grads);
+    return stats;
+}
+
 }  // namespace
 
 TrainResult run_training(const TrainConfig& config, const TrainCallbacks& callbacks)
@@ -92,59 +158,14 @@ TrainResult run_training(const TrainConfig& config, const TrainCallbacks& callba
     data::Dataset digits = data::load_digits(config.data_file.empty() ? data::data_path("digits.csv.gz") : config.data_file);
     digits.features = div(digits.features, 16.0);  // pixels 0..16 -> 0..1
     const auto [train_set, test_set] = data::train_test_split(digits, config.test_fraction, config.seed);
-
-    manual_seed(config.seed);
-    Run run{config, make_model(config.model), nullptr, nullptr,
-            std::make_shared<const amp::PolicyTable>(config.policy == "cpu" ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda())};
-    run.optimizer = std::make_unique<optim::SGD>(run.model->parameters(), optim::SGDOptions{.lr = config.lr, .momentum = config.momentum});
-    if (config.mode == Mode::f16_scaler) run.scaler = std::make_unique<amp::GradScaler>("cpu", config.scaler);
-
+    Run run = start_run(config);
     data::DataLoader loader(train_set, config.batch_size, /*shuffle=*/true, /*drop_last=*/false, config.seed);
     const data::Batch probe = data::DataLoader(train_set, 256, false).batch(0);
 
     TrainResult result;
-    if (!config.resume_path.empty()) {
-        io::TrainingState state{.model = run.model.get(), .optimizer = run.optimizer.get(), .scaler = run.scaler.get()};
-        io::load_checkpoint(config.resume_path, state);
-        result.first_epoch = state.epoch + 1;
-        // Replay the shuffles of the finished epochs, so the batches continue as if never stopped.
-        for (std::int64_t e = 0; e < state.epoch; ++e) loader.begin();
-    }
-
+    if (!config.resume_path.empty()) result.first_epoch = resume(run, loader);
     for (std::int64_t epoch = result.first_epoch; epoch <= config.epochs; ++epoch) {
-        EpochStats stats;
-        stats.epoch = epoch;
-        double loss_total = 0;
-        std::int64_t steps = 0, zeros = 0, grads = 0;
-        const auto start = std::chrono::steady_clock::now();
-        for (const data::Batch& batch : loader) {
-            run.optimizer->zero_grad();
-            const std::int64_t live_before = memory_stats().total.live_bytes;
-            reset_peak_memory_stats();
-            const Tensor loss = run.loss_of(batch.features, batch.labels, true);
-            stats.peak_activation_bytes = std::max(stats.peak_activation_bytes, memory_stats().total.peak_bytes - live_before);
-
-            if (run.scaler) {
-                run.scaler->scale(loss).backward();
-                const auto [z, n] = count_zero_grads(run.model->parameters());
-                zeros += z;
-                grads += n;
-                if (!run.scaler->step(*run.optimizer)) ++stats.skipped_steps;
-                run.scaler->update();
-            } else {
-                loss.backward();
-                const auto [z, n] = count_zero_grads(run.model->parameters());
-                zeros += z;
-                grads += n;
-                run.optimizer->step();
-            }
-            loss_total += loss.item();
-            ++steps;
-            if (callbacks.on_step) callbacks.on_step(epoch, steps, loader.size(), loss_total / double(steps));
-        }
-        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        stats.train_loss = loss_total / double(std::max<std::int64_t>(steps, 1));
-        stats.zero_grad_fraction = grads == 0 ? 0.0 : double(zeros) / double(grads);
+        EpochStats stats = train_epoch(run, loader, epoch, callbacks);
         stats.underflow_fraction = underflow_fraction(run, probe);
         std::tie(stats.test_loss, stats.test_accuracy) = evaluate(run, test_set);
         stats.scale = run.scaler ? run.scaler->get_scale() : 1.0;

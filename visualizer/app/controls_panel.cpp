@@ -31,12 +31,10 @@ bool radio_pair(const char* label, bool& first, const char* first_name, const ch
     return changed;
 }
 
-}  // namespace
-
-bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& actions)
+// The model's radio buttons; into or out of the GPT, its batch and learning rate come along.
+bool draw_model_choice(ScenarioOptions& o)
 {
     bool changed = false;
-
     ImGui::TextUnformatted("model");
     const ImGuiStyle& style = ImGui::GetStyle();
     bool first = true;
@@ -62,70 +60,84 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
             changed = true;
         }
     }
-    if (o.model == "gpt") {
-        changed |= ImGui::Checkbox("fused attention", &o.fused_attention);
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("On: one scaled_dot_product_attention op, its logits and softmax in f32 inside.\n"
-                              "Off: the composite reference, matmul, mul, masked_fill, softmax and matmul as ops of their own.");
-        ImGui::SameLine();
-        int context = int(o.context);
-        ImGui::SetNextItemWidth(ui_px(50));
-        if (ImGui::SliderInt("context", &context, 2, 64)) o.context = context, changed = true;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Characters per sequence: the attention's logits are [batch, heads, context, context].");
-        float qkv_std = float(o.qkv_init_std);
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderFloat("q/k/v init std", &qkv_std, 0.0f, 64.0f, qkv_std == 0.0f ? "0.02" : "%.2f", ImGuiSliderFlags_Logarithmic))
-            o.qkv_init_std = qkv_std, changed = true;
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The std of c_attn's initial weights (the model's 0.02 at the left end). The logits grow with its square:\n"
-                              "from about 24, f16 logits overflow in the composite attention (inf, then NaN in the softmax),\n"
-                              "while the fused one keeps them in f32.");
-    }
+    return changed;
+}
 
-    changed |= ImGui::Checkbox("autocast", &o.autocast);
-    note_item("autocast");
-    if (o.autocast) {
-        bool bf16 = o.dtype == DType::bf16;
-        if (radio_pair("  dtype", bf16, "bf16", "f16")) {
-            o.dtype = bf16 ? DType::bf16 : DType::f16;
-            changed = true;
-        }
-        bool cpu = o.table.name().rfind("cuda", 0) != 0;  // "cpu", "cpu (edited)", ...
-        if (radio_pair("  table", cpu, "cpu", "cuda")) {
-            o.table = cpu ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda();
-            changed = true;
-        }
-        if (o.table.entries() != amp::PolicyTable::builtin(cpu ? DeviceType::cpu : DeviceType::cuda).entries())
-            ImGui::TextDisabled("  (edited: see the policy table tab)");
-        changed |= ImGui::Checkbox("cast cache", &o.cache_enabled);
-        note_item("cast cache");
-        int micro = int(o.micro_batches);
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderInt("forward passes per region", &micro, 1, 4)) o.micro_batches = micro, changed = true;
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("Forward passes (micro-batches) inside one autocast region: from the second one on, the cast cache serves the weights' casts.");
-    }
-
-    changed |= ImGui::Checkbox("GradScaler", &o.scaler);
-    note_item("GradScaler");
-    if (o.scaler) {
-        int log2_scale = int(std::lround(std::log2(o.scaler_options.init_scale)));
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderInt("init scale 2^k", &log2_scale, 0, 32)) o.scaler_options.init_scale = std::ldexp(1.0, log2_scale), changed = true;
-        int interval = int(o.scaler_options.growth_interval);
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderInt("growth interval", &interval, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic))
-            o.scaler_options.growth_interval = interval, changed = true;
-        float growth = float(o.scaler_options.growth_factor), backoff = float(o.scaler_options.backoff_factor);
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderFloat("growth factor", &growth, 1.01f, 4.0f, "%.2f")) o.scaler_options.growth_factor = growth, changed = true;
-        ImGui::SetNextItemWidth(ui_px(120));
-        if (ImGui::SliderFloat("backoff factor", &backoff, 0.1f, 0.99f, "%.2f")) o.scaler_options.backoff_factor = backoff, changed = true;
-    }
-    float lr = float(o.lr);
+// The GPT's attention: fused or composite, the context length, and q/k/v's initial std.
+bool draw_gpt_controls(ScenarioOptions& o)
+{
+    bool changed = ImGui::Checkbox("fused attention", &o.fused_attention);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("On: one scaled_dot_product_attention op, its logits and softmax in f32 inside.\n"
+                          "Off: the composite reference, matmul, mul, masked_fill, softmax and matmul as ops of their own.");
+    ImGui::SameLine();
+    int context = int(o.context);
+    ImGui::SetNextItemWidth(ui_px(50));
+    if (ImGui::SliderInt("context", &context, 2, 64)) o.context = context, changed = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Characters per sequence: the attention's logits are [batch, heads, context, context].");
+    float qkv_std = float(o.qkv_init_std);
     ImGui::SetNextItemWidth(ui_px(120));
-    if (ImGui::SliderFloat("learning rate", &lr, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic)) o.lr = lr, changed = true;
+    if (ImGui::SliderFloat("q/k/v init std", &qkv_std, 0.0f, 64.0f, qkv_std == 0.0f ? "0.02" : "%.2f", ImGuiSliderFlags_Logarithmic))
+        o.qkv_init_std = qkv_std, changed = true;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The std of c_attn's initial weights (the model's 0.02 at the left end). The logits grow with its square:\n"
+                          "from about 24, f16 logits overflow in the composite attention (inf, then NaN in the softmax),\n"
+                          "while the fused one keeps them in f32.");
+    return changed;
+}
 
+// Autocast's switch and, when on, its dtype, policy table, cast cache and forward passes.
+bool draw_autocast_controls(ScenarioOptions& o)
+{
+    bool changed = ImGui::Checkbox("autocast", &o.autocast);
+    note_item("autocast");
+    if (!o.autocast) return changed;
+    bool bf16 = o.dtype == DType::bf16;
+    if (radio_pair("  dtype", bf16, "bf16", "f16")) {
+        o.dtype = bf16 ? DType::bf16 : DType::f16;
+        changed = true;
+    }
+    bool cpu = o.table.name().rfind("cuda", 0) != 0;  // "cpu", "cpu (edited)", ...
+    if (radio_pair("  table", cpu, "cpu", "cuda")) {
+        o.table = cpu ? amp::PolicyTable::cpu() : amp::PolicyTable::cuda();
+        changed = true;
+    }
+    if (o.table.entries() != amp::PolicyTable::builtin(cpu ? DeviceType::cpu : DeviceType::cuda).entries())
+        ImGui::TextDisabled("  (edited: see the policy table tab)");
+    changed |= ImGui::Checkbox("cast cache", &o.cache_enabled);
+    note_item("cast cache");
+    int micro = int(o.micro_batches);
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderInt("forward passes per region", &micro, 1, 4)) o.micro_batches = micro, changed = true;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Forward passes (micro-batches) inside one autocast region: from the second one on, the cast cache serves the weights' casts.");
+    return changed;
+}
+
+// The GradScaler's switch and, when on, its initial scale, growth interval and factors.
+bool draw_scaler_controls(ScenarioOptions& o)
+{
+    bool changed = ImGui::Checkbox("GradScaler", &o.scaler);
+    note_item("GradScaler");
+    if (!o.scaler) return changed;
+    int log2_scale = int(std::lround(std::log2(o.scaler_options.init_scale)));
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderInt("init scale 2^k", &log2_scale, 0, 32)) o.scaler_options.init_scale = std::ldexp(1.0, log2_scale), changed = true;
+    int interval = int(o.scaler_options.growth_interval);
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderInt("growth interval", &interval, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic))
+        o.scaler_options.growth_interval = interval, changed = true;
+    float growth = float(o.scaler_options.growth_factor), backoff = float(o.scaler_options.backoff_factor);
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderFloat("growth factor", &growth, 1.01f, 4.0f, "%.2f")) o.scaler_options.growth_factor = growth, changed = true;
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderFloat("backoff factor", &backoff, 0.1f, 0.99f, "%.2f")) o.scaler_options.backoff_factor = backoff, changed = true;
+    return changed;
+}
+
+// step, 10 steps, run or stop, restart.
+void draw_training_buttons(bool running, TrainingActions& actions)
+{
     if (ImGui::Button("step")) actions.steps = 1;
     note_item("step");
     ImGui::SameLine();
@@ -134,6 +146,20 @@ bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& a
     if (ImGui::Button(running ? "stop" : "run")) actions.toggle_run = true;
     ImGui::SameLine();
     if (ImGui::Button("restart")) actions.restart = true;
+}
+
+}  // namespace
+
+bool draw_scenario_controls(ScenarioOptions& o, bool running, TrainingActions& actions)
+{
+    bool changed = draw_model_choice(o);
+    if (o.model == "gpt") changed |= draw_gpt_controls(o);
+    changed |= draw_autocast_controls(o);
+    changed |= draw_scaler_controls(o);
+    float lr = float(o.lr);
+    ImGui::SetNextItemWidth(ui_px(120));
+    if (ImGui::SliderFloat("learning rate", &lr, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic)) o.lr = lr, changed = true;
+    draw_training_buttons(running, actions);
     return changed;
 }
 

@@ -303,186 +303,283 @@ void apply_module_request(Document& document, GraphCamera& camera, const ModuleR
             return void(camera.view = center_on(camera.view, {(cluster.min.x + cluster.max.x) / 2, (cluster.min.y + cluster.max.y) / 2}, canvas));
 }
 
-}  // namespace
+// The canvas: the window's remaining area (at least 50 pixels each way), in window pixels.
+struct Canvas {
+    ImVec2 min, max;
+    Vec2 size;
+    Rect box() const { return {{min.x, min.y}, {max.x, max.y}}; }
+};
 
-void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font)
+// Takes the rest of the window for the canvas, and tells the camera where it is.
+Canvas place_canvas(GraphCamera& camera)
+{
+    const ImVec2 min = ImGui::GetCursorScreenPos();
+    const ImVec2 size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
+    camera.canvas_origin = {min.x, min.y};
+    camera.canvas_size = {size.x, size.y};
+    return {min, add(min, size), {size.x, size.y}};
+}
+
+// Fits the view when asked (the whole graph if it can be read, none of it under the legend or the
+// minimap); then, when the timeline moved to a node out of sight, brings it in, keeping the zoom.
+void aim_view(GraphCamera& camera, const Document& document, const Rect& bounds, Vec2 canvas)
 {
     const Layout& layout = document.layout();
-    const trace::TraceGraph& graph = document.graph();
     const Stepper& stepper = document.stepper();
-
-    draw_toolbar(camera);
-    ModuleRequest module_request;
-    draw_module_buttons(document, module_request);
-    const ImVec2 canvas_min = ImGui::GetCursorScreenPos();
-    camera.canvas_origin = {canvas_min.x, canvas_min.y};
-    const ImVec2 canvas_size = {std::max(ImGui::GetContentRegionAvail().x, 50.0f), std::max(ImGui::GetContentRegionAvail().y, 50.0f)};
-    const ImVec2 canvas_max = add(canvas_min, canvas_size);
-    const Vec2 canvas = {canvas_size.x, canvas_size.y};
-    camera.canvas_size = canvas;
-    const Rect bounds = drawing_bounds(layout);  // once a frame: the fit, the minimap and whether to show it use it
-    if (camera.fit_pending) {  // the whole graph if it can be read, none of it under the legend or the minimap
-        set_first_view(camera, layout, graph, document.selected() >= 0 ? document.selected() : stepper.current_node(), bounds, canvas);
+    if (camera.fit_pending) {
+        set_first_view(camera, layout, document.graph(), document.selected() >= 0 ? document.selected() : stepper.current_node(), bounds, canvas);
         camera.zoom_after_fit = 1.0f;
         camera.center_first_view = false;
         camera.fit_pending = false;
         camera.followed_node = stepper.current_node();
     }
-    // The timeline moved to a node out of sight: bring it in, keeping the zoom.
     if (camera.follow_timeline && stepper.current_node() >= 0 && stepper.current_node() != camera.followed_node)
         camera.view = follow(camera.view, node_bounds(layout.nodes[std::size_t(stepper.current_node())]), canvas);
     camera.followed_node = stepper.current_node();
+}
 
-    // Input: the whole canvas is one invisible button.
-    ImGui::InvisibleButton("graph_canvas", canvas_size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+// What the mouse and the keys did on the canvas this frame.
+struct CanvasInput {
+    bool hovered = false;     // the mouse is over the canvas
+    bool fold_key = false;    // C, in a trace with modules
+    bool unfold_key = false;  // E, the same
+};
+
+// The whole canvas is one invisible button: a drag on it pans, the wheel zooms about the mouse,
+// F or Home fits.
+CanvasInput read_canvas_input(GraphCamera& camera, const Canvas& canvas, bool has_modules)
+{
+    ImGui::InvisibleButton("graph_canvas", {canvas.size.x, canvas.size.y}, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered();
     ImGuiIO& io = ImGui::GetIO();
     if (ImGui::IsItemActive() && !camera.minimap_dragging &&
         (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)))
         camera.view.offset = {camera.view.offset.x + io.MouseDelta.x, camera.view.offset.y + io.MouseDelta.y};
-    if (hovered && io.MouseWheel != 0)  // zoom about the mouse
-        camera.view = zoom_about(camera.view, {io.MousePos.x - canvas_min.x, io.MousePos.y - canvas_min.y}, std::pow(1.15f, io.MouseWheel));
+    if (hovered && io.MouseWheel != 0)
+        camera.view = zoom_about(camera.view, {io.MousePos.x - canvas.min.x, io.MousePos.y - canvas.min.y}, std::pow(1.15f, io.MouseWheel));
     if (hovered && (key_pressed(ImGuiKey_Home) || typed(io, 'f'))) camera.fit_pending = true;
-    const bool fold_key = hovered && !graph.modules.empty() && typed(io, 'c');
-    const bool unfold_key = hovered && !graph.modules.empty() && typed(io, 'e');
+    return {hovered, hovered && has_modules && typed(io, 'c'), hovered && has_modules && typed(io, 'e')};
+}
 
-    const Transform to_screen{{canvas_min.x + camera.view.offset.x, canvas_min.y + camera.view.offset.y}, camera.view.zoom};
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->PushClipRect(canvas_min, canvas_max, true);
-    // No fill: the platform clears the canvas to colors::kCanvas before ImGui draws (VizApp::backdrop).
+// The legend and the minimap over the canvas' corner, in window pixels (an empty box when hidden).
+struct CornerAreas {
+    Rect legend;
+    bool minimap_shown = false;
+    MinimapPlace minimap_place;  // in canvas pixels
+    Rect minimap;
+};
 
-    // The legend and the minimap over the canvas' corner (window pixels; an empty box when hidden).
-    const Rect legend_area = camera.show_legend ? shifted(legend_box(graph, camera), camera.canvas_origin) : Rect{};
-    const bool minimap_shown = camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas);
-    const MinimapPlace minimap_place = place_minimap(bounds, canvas, legend_box(graph, camera));
-    const Rect minimap_area = minimap_shown ? shifted(minimap_place.frame, camera.canvas_origin) : Rect{};
+CornerAreas corner_areas(const trace::TraceGraph& graph, const GraphCamera& camera, const Rect& bounds, Vec2 canvas)
+{
+    CornerAreas areas;
+    areas.legend = camera.show_legend ? shifted(legend_box(graph, camera), camera.canvas_origin) : Rect{};
+    areas.minimap_shown = camera.show_minimap && !whole_drawing_shown(camera.view, bounds, canvas);
+    areas.minimap_place = place_minimap(bounds, canvas, legend_box(graph, camera));
+    areas.minimap = areas.minimap_shown ? shifted(areas.minimap_place.frame, camera.canvas_origin) : Rect{};
+    return areas;
+}
 
-    // Clusters: forward and backward, and the frame of each unfolded module with its title (where
-    // a click folds it), the inner ones last.
-    int hovered_title = -1, hovered_frame = -1;
-    for (std::size_t i = 0; i < layout.clusters.size(); ++i) {
-        const ClusterBox& cluster = layout.clusters[i];
-        const ImVec2 a = to_screen(cluster.min), b = to_screen(cluster.max);
-        if (hovered && !cluster.module.empty() && ImGui::IsMouseHoveringRect(a, b)) hovered_frame = int(i);  // the innermost wins
+// What the drawing steps of one frame share.
+struct Frame {
+    const Layout& layout;
+    const trace::TraceGraph& graph;
+    ImDrawList* draw;
+    Transform to_screen;
+    Canvas canvas;
+    ImFont* font;  // the graph's
+    bool hovered;  // the mouse is over the canvas
+    float zoom() const { return to_screen.zoom; }
+};
+
+// What is under the mouse (indices; -1: nothing).
+struct Hover {
+    int node = -1, edge = -1;
+    int title = -1, frame = -1;  // of a module's frame (clusters): its title (a click folds it), its inside (C folds it)
+};
+
+// Clusters: forward and backward, and the frame of each unfolded module with its title (where a
+// click folds it), the inner ones last.
+void draw_clusters(const Frame& f, const CornerAreas& corners, Hover& hover)
+{
+    for (std::size_t i = 0; i < f.layout.clusters.size(); ++i) {
+        const ClusterBox& cluster = f.layout.clusters[i];
+        const ImVec2 a = f.to_screen(cluster.min), b = f.to_screen(cluster.max);
+        if (f.hovered && !cluster.module.empty() && ImGui::IsMouseHoveringRect(a, b)) hover.frame = int(i);  // the innermost wins
         if (cluster.module.empty()) {
-            draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
-            draw->AddText(graph_font, std::max(12.0f, 14.0f * camera.view.zoom), pass_title_at(cluster, a, b, camera.view.zoom, graph_font,
-                                                                                               canvas_min, {legend_area, minimap_area}),
-                          IM_COL32(170, 170, 180, 255), cluster.label.c_str());
+            f.draw->AddRect(a, b, IM_COL32(110, 110, 120, 255), 6, 0, 1.0f);
+            f.draw->AddText(f.font, std::max(12.0f, 14.0f * f.zoom()),
+                            pass_title_at(cluster, a, b, f.zoom(), f.font, f.canvas.min, {corners.legend, corners.minimap}),
+                            IM_COL32(170, 170, 180, 255), cluster.label.c_str());
             continue;
         }
-        draw->AddRect(a, b, IM_COL32(85, 85, 100, 255), 4, 0, 1.0f);
+        f.draw->AddRect(a, b, IM_COL32(85, 85, 100, 255), 4, 0, 1.0f);
         ImVec2 title_min, title_max;
         float size = 0;
-        if (!module_title(cluster, a, camera.view.zoom, graph_font, title_min, title_max, size)) continue;
-        const bool over = hovered && ImGui::IsMouseHoveringRect(title_min, title_max);
-        if (over) hovered_title = int(i);
-        draw->AddText(size < 15.0f ? ImGui::GetFont() : graph_font, size, title_min, over ? IM_COL32(255, 255, 255, 255) : IM_COL32(160, 160, 175, 255),
-                      cluster.label.c_str());
+        if (!module_title(cluster, a, f.zoom(), f.font, title_min, title_max, size)) continue;
+        const bool over = f.hovered && ImGui::IsMouseHoveringRect(title_min, title_max);
+        if (over) hover.title = int(i);
+        f.draw->AddText(size < 15.0f ? ImGui::GetFont() : f.font, size, title_min, over ? IM_COL32(255, 255, 255, 255) : IM_COL32(160, 160, 175, 255),
+                        cluster.label.c_str());
     }
+}
 
-    // Edges first, so nodes sit on top of their ends.
-    const Rect canvas_box{{canvas_min.x, canvas_min.y}, {canvas_max.x, canvas_max.y}};
-    int hovered_edge = -1;
+// The edges on the canvas (drawn before the nodes, so nodes sit on top of their ends), and the
+// one nearest the mouse within 6 pixels.
+void draw_edges(const Frame& f, const Stepper& stepper, Hover& hover)
+{
     float hovered_distance = 6.0f;
-    for (std::size_t i = 0; i < graph.edges.size(); ++i) {
+    for (std::size_t i = 0; i < f.graph.edges.size(); ++i) {
         const bool shown = stepper.edge_shown(int(i));
-        const trace::TensorInfo& t = graph.edges[i].tensor;
-        if (!overlaps(curve_box(layout.edges[i], to_screen), canvas_box)) continue;  // off the canvas
-        draw_edge(draw, layout.edges[i], to_screen, dtype_fill(t.dtype, shown ? 230 : 35), std::max(1.0f, 1.5f * camera.view.zoom));
-        if (hovered) {
-            const float d = edge_distance(layout.edges[i], to_screen, io.MousePos);
+        const trace::TensorInfo& t = f.graph.edges[i].tensor;
+        if (!overlaps(curve_box(f.layout.edges[i], f.to_screen), f.canvas.box())) continue;  // off the canvas
+        draw_edge(f.draw, f.layout.edges[i], f.to_screen, dtype_fill(t.dtype, shown ? 230 : 35), std::max(1.0f, 1.5f * f.zoom()));
+        if (f.hovered) {
+            const float d = edge_distance(f.layout.edges[i], f.to_screen, ImGui::GetIO().MousePos);
             if (d < hovered_distance) {
                 hovered_distance = d;
-                hovered_edge = int(i);
+                hover.edge = int(i);
             }
         }
     }
+}
 
-    int hovered_node = -1;
+// The nodes on the canvas, and the one under the mouse; kept in camera.drawn when asked.
+void draw_nodes(const Frame& f, const Stepper& stepper, GraphCamera& camera, Hover& hover)
+{
     const FaceStyle style = face_style();
     if (camera.record_drawn) camera.drawn = {};
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Rect box = screen_box(layout.nodes[i], to_screen);
-        if (!overlaps(box, canvas_box)) continue;  // off the canvas: nothing to draw
-        const NodeFace face = node_face(graph.nodes[i].kind, box, camera.view.zoom, style);
+    for (std::size_t i = 0; i < f.graph.nodes.size(); ++i) {
+        const Rect box = screen_box(f.layout.nodes[i], f.to_screen);
+        if (!overlaps(box, f.canvas.box())) continue;  // off the canvas: nothing to draw
+        const NodeFace face = node_face(f.graph.nodes[i].kind, box, f.zoom(), style);
         const bool shown = stepper.node_shown(int(i));
-        draw_node(draw, graph_font, graph.nodes[i], box, face, shown, camera.view.zoom, style);
-        if (hovered && ImGui::IsMouseHoveringRect(im(box.min), im(box.max))) hovered_node = int(i);
-        if (camera.record_drawn && contains(canvas_box, box))
-            camera.drawn.nodes.push_back({int(i), box, face, node_fill(graph.nodes[i], shown)});
+        draw_node(f.draw, f.font, f.graph.nodes[i], box, face, shown, f.zoom(), style);
+        if (f.hovered && ImGui::IsMouseHoveringRect(im(box.min), im(box.max))) hover.node = int(i);
+        if (camera.record_drawn && contains(f.canvas.box(), box))
+            camera.drawn.nodes.push_back({int(i), box, face, node_fill(f.graph.nodes[i], shown)});
     }
+}
 
-    // E unfolds the folded box under the mouse, or every module; C folds the innermost frame
-    // under the mouse, or the model's layers.
-    if (unfold_key)
-        module_request = hovered_node >= 0 && graph.nodes[std::size_t(hovered_node)].kind == trace::NodeKind::module
-                             ? ModuleRequest{ModuleRequest::Kind::expand, graph.nodes[std::size_t(hovered_node)].module, {},
-                                             graph.nodes[std::size_t(hovered_node)].phase}
-                             : ModuleRequest{ModuleRequest::Kind::set, "", {}};
-    if (fold_key)
-        module_request = hovered_frame >= 0 ? ModuleRequest{ModuleRequest::Kind::collapse, layout.clusters[std::size_t(hovered_frame)].module}
-                                            : ModuleRequest{ModuleRequest::Kind::set, "", folded_modules(document)};
+// E unfolds the folded box under the mouse, or every module; C folds the innermost frame under
+// the mouse, or the model's layers.
+void read_module_keys(const Frame& f, const Document& document, const CanvasInput& input, const Hover& hover, ModuleRequest& request)
+{
+    if (input.unfold_key) {
+        const trace::GraphNode* node = hover.node >= 0 ? &f.graph.nodes[std::size_t(hover.node)] : nullptr;
+        request = node && node->kind == trace::NodeKind::module ? ModuleRequest{ModuleRequest::Kind::expand, node->module, {}, node->phase}
+                                                                : ModuleRequest{ModuleRequest::Kind::set, "", {}};
+    }
+    if (input.fold_key)
+        request = hover.frame >= 0 ? ModuleRequest{ModuleRequest::Kind::collapse, f.layout.clusters[std::size_t(hover.frame)].module}
+                                   : ModuleRequest{ModuleRequest::Kind::set, "", folded_modules(document)};
+}
 
-    // The timeline's current event and the inspected node, ringed.
+// The timeline's current event and the inspected node, ringed.
+void ring_current_and_selected(const Frame& f, const Document& document)
+{
     auto ring = [&](int node, const char* color, float grow, float width) {
         if (node < 0) return;
-        const Rect r = screen_box(layout.nodes[std::size_t(node)], to_screen);
-        draw->AddRect({r.min.x - grow, r.min.y - grow}, {r.max.x + grow, r.max.y + grow}, hex_color(color), 8, 0, width);
+        const Rect r = screen_box(f.layout.nodes[std::size_t(node)], f.to_screen);
+        f.draw->AddRect({r.min.x - grow, r.min.y - grow}, {r.max.x + grow, r.max.y + grow}, hex_color(color), 8, 0, width);
     };
-    ring(stepper.current_node(), colors::kCurrent, 4, 2.5f);
+    ring(document.stepper().current_node(), colors::kCurrent, 4, 2.5f);
     if (document.selected() >= 0) ring(document.selected(), colors::kSelected, 8, 2.0f);
+}
 
+// The legend (a click on its header folds or opens it) and the minimap, over the canvas' corner;
+// whether the legend's header was clicked.
+bool draw_corner_overlays(const Frame& f, GraphCamera& camera, const CornerAreas& corners)
+{
     bool legend_clicked = false;
     if (camera.show_legend) {
-        const Rect& legend = legend_area;
-        const Rect header = draw_legend(draw, im(legend.min), graph, camera.legend_folded);
+        const Rect header = draw_legend(f.draw, im(corners.legend.min), f.graph, camera.legend_folded);
         note_rect("dtypes", im(header.min), im(header.max));
-        if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && ImGui::IsMouseHoveringRect(im(header.min), im(header.max))) {
+        if (f.hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && ImGui::IsMouseHoveringRect(im(header.min), im(header.max))) {
             camera.legend_folded = !camera.legend_folded;  // the next frame draws it folded (or open)
             legend_clicked = true;
         }
-        if (camera.record_drawn) camera.drawn.legend = legend;
+        if (camera.record_drawn) camera.drawn.legend = corners.legend;
     }
-    if (minimap_shown) {
-        draw_minimap(draw, layout, graph, camera.view, canvas_min, canvas, minimap_place, camera.minimap_dragging);
-        if (camera.record_drawn) camera.drawn.minimap = minimap_area;
+    if (corners.minimap_shown) {
+        draw_minimap(f.draw, f.layout, f.graph, camera.view, f.canvas.min, f.canvas.size, corners.minimap_place, camera.minimap_dragging);
+        if (camera.record_drawn) camera.drawn.minimap = corners.minimap;
     }
-    draw->PopClipRect();
+    return legend_clicked;
+}
 
-    if (hovered_node >= 0) {
-        const trace::GraphNode& node = graph.nodes[std::size_t(hovered_node)];
-        ImGui::BeginTooltip();
-        for (const std::string& line : node.label) ImGui::TextUnformatted(line.c_str());
-        if (!node.tooltip.empty()) {
-            ImGui::Separator();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
-            ImGui::TextUnformatted(node.tooltip.c_str());
-            ImGui::PopTextWrapPos();
-        }
-        ImGui::EndTooltip();
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging && !legend_clicked) {
+// A node's tooltip: its label, then its explanation.
+void node_tooltip(const trace::GraphNode& node)
+{
+    ImGui::BeginTooltip();
+    for (const std::string& line : node.label) ImGui::TextUnformatted(line.c_str());
+    if (!node.tooltip.empty()) {
+        ImGui::Separator();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
+        ImGui::TextUnformatted(node.tooltip.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndTooltip();
+}
+
+// The tooltip of what is under the mouse, and what a click there does: a node is inspected (a
+// folded module unfolds), a module's title folds it, the empty canvas ends the inspection.
+void answer_hover(const Frame& f, Document& document, const GraphCamera& camera, const Hover& hover, bool legend_clicked, ModuleRequest& request)
+{
+    const bool click = ImGui::IsMouseClicked(ImGuiMouseButton_Left);
+    const bool free_click = !camera.minimap_dragging && !legend_clicked;  // not taken by the minimap or the legend
+    if (hover.node >= 0) {
+        const trace::GraphNode& node = f.graph.nodes[std::size_t(hover.node)];
+        node_tooltip(node);
+        if (click && free_click) {
             if (node.kind == trace::NodeKind::module)  // a folded module: unfold it
-                module_request = {ModuleRequest::Kind::expand, node.module, {}, node.phase};
+                request = {ModuleRequest::Kind::expand, node.module, {}, node.phase};
             else
-                document.select(hovered_node);
+                document.select(hover.node);
         }
-    } else if (hovered_title >= 0) {
-        const ClusterBox& cluster = layout.clusters[std::size_t(hovered_title)];
+    } else if (hover.title >= 0) {
+        const ClusterBox& cluster = f.layout.clusters[std::size_t(hover.title)];
         ImGui::SetTooltip("module %s: click to fold it into one box", cluster.label.c_str());
-        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !camera.minimap_dragging && !legend_clicked)
-            module_request = {ModuleRequest::Kind::collapse, cluster.module, {}};
-    } else if (hovered_edge >= 0) {
-        const trace::GraphEdge& edge = graph.edges[std::size_t(hovered_edge)];
+        if (click && free_click) request = {ModuleRequest::Kind::collapse, cluster.module, {}};
+    } else if (hover.edge >= 0) {
+        const trace::GraphEdge& edge = f.graph.edges[std::size_t(hover.edge)];
         ImGui::BeginTooltip();
         ImGui::TextUnformatted(tensor_line(edge.tensor).c_str());
-        ImGui::TextDisabled("%s -> %s (input %d)", graph.nodes[std::size_t(edge.from)].label.front().c_str(),
-                            graph.nodes[std::size_t(edge.to)].label.front().c_str(), edge.slot);
+        ImGui::TextDisabled("%s -> %s (input %d)", f.graph.nodes[std::size_t(edge.from)].label.front().c_str(),
+                            f.graph.nodes[std::size_t(edge.to)].label.front().c_str(), edge.slot);
         ImGui::EndTooltip();
-    } else if (hovered && !camera.minimap_dragging && !legend_clicked && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    } else if (f.hovered && free_click && click) {
         document.select(-1);  // a click on empty canvas: the inspector follows the timeline again
     }
-    apply_module_request(document, camera, module_request, canvas);
+}
+
+}  // namespace
+
+void draw_graph_view(Document& document, GraphCamera& camera, ImFont* graph_font)
+{
+    draw_toolbar(camera);
+    ModuleRequest module_request;
+    draw_module_buttons(document, module_request);
+    const Canvas canvas = place_canvas(camera);
+    const Rect bounds = drawing_bounds(document.layout());  // once a frame: the fit, the minimap and whether to show it use it
+    aim_view(camera, document, bounds, canvas.size);
+    const CanvasInput input = read_canvas_input(camera, canvas, !document.graph().modules.empty());
+
+    const Transform to_screen{{canvas.min.x + camera.view.offset.x, canvas.min.y + camera.view.offset.y}, camera.view.zoom};
+    const Frame frame{document.layout(), document.graph(), ImGui::GetWindowDrawList(), to_screen, canvas, graph_font, input.hovered};
+    frame.draw->PushClipRect(canvas.min, canvas.max, true);
+    // No fill: the platform clears the canvas to colors::kCanvas before ImGui draws (VizApp::backdrop).
+    const CornerAreas corners = corner_areas(frame.graph, camera, bounds, canvas.size);
+    Hover hover;
+    draw_clusters(frame, corners, hover);
+    draw_edges(frame, document.stepper(), hover);
+    draw_nodes(frame, document.stepper(), camera, hover);
+    read_module_keys(frame, document, input, hover, module_request);
+    ring_current_and_selected(frame, document);
+    const bool legend_clicked = draw_corner_overlays(frame, camera, corners);
+    frame.draw->PopClipRect();
+
+    answer_hover(frame, document, camera, hover, legend_clicked, module_request);
+    apply_module_request(document, camera, module_request, canvas.size);
 }
 
 }  // namespace tinyamp::viz

@@ -52,6 +52,41 @@ void push_key(SDL_Scancode code, bool down)
     SDL_PushEvent(&e);
 }
 
+// `notches` wheel notches, up (> 0) or down, one event each.
+void push_wheel(int notches)
+{
+    for (int i = 0; i < std::abs(notches); ++i) {
+        SDL_Event e{};
+        e.type = SDL_MOUSEWHEEL;
+        e.wheel.y = notches > 0 ? 1 : -1;
+#if SDL_VERSION_ATLEAST(2, 0, 18)
+        e.wheel.preciseY = float(e.wheel.y);  // what Dear ImGui 1.89.3's SDL2 backend and later read
+#endif
+        SDL_PushEvent(&e);
+    }
+}
+
+// The command `key NAME` (script line `line`) at its frame `frame`: pressed on the first, released
+// on the second.
+void push_key_command(const std::string& name, int line, int frame)
+{
+    static const std::map<std::string, SDL_Scancode> keys{
+        {"right", SDL_SCANCODE_RIGHT}, {"left", SDL_SCANCODE_LEFT}, {"home", SDL_SCANCODE_HOME}, {"space", SDL_SCANCODE_SPACE},
+        {"f", SDL_SCANCODE_F},         {"c", SDL_SCANCODE_C},       {"e", SDL_SCANCODE_E}};
+    const auto key = keys.find(name);
+    TINYAMP_CHECK(key != keys.end(), value, "script line ", line, ": key '", name, "' is not one of right, left, home, space, f, c, e");
+    if (frame == 0) {
+        push_key(key->second, true);
+        if (name.size() == 1) {  // a letter is also typed text (ImGui 1.86 names few letter keys)
+            SDL_Event e{};
+            e.type = SDL_TEXTINPUT;
+            e.text.text[0] = name[0];
+            SDL_PushEvent(&e);
+        }
+    }
+    if (frame == 1) push_key(key->second, false);
+}
+
 // The centre of node `name` (e12, an op such as linear, backward:OP) in window pixels.
 ImVec2 node_center(const VizApp& app, const std::string& name, int line)
 {
@@ -159,35 +194,8 @@ void ScriptDriver::before_frame(Platform& platform, const VizApp& app)
         if (f <= 5) push_button(SDL_BUTTON_LEFT, true);
         if (f == 6) push_button(SDL_BUTTON_LEFT, false);
     }
-    if (name == "wheel" && f == 0) {
-        const int notches = std::stoi(c.words[1]);
-        for (int i = 0; i < std::abs(notches); ++i) {
-            SDL_Event e{};
-            e.type = SDL_MOUSEWHEEL;
-            e.wheel.y = notches > 0 ? 1 : -1;
-#if SDL_VERSION_ATLEAST(2, 0, 18)
-            e.wheel.preciseY = float(e.wheel.y);  // what Dear ImGui 1.89.3's SDL2 backend and later read
-#endif
-            SDL_PushEvent(&e);
-        }
-    }
-    if (name == "key") {
-        static const std::map<std::string, SDL_Scancode> keys{
-            {"right", SDL_SCANCODE_RIGHT}, {"left", SDL_SCANCODE_LEFT}, {"home", SDL_SCANCODE_HOME}, {"space", SDL_SCANCODE_SPACE},
-            {"f", SDL_SCANCODE_F},         {"c", SDL_SCANCODE_C},       {"e", SDL_SCANCODE_E}};
-        const auto key = keys.find(c.words[1]);
-        TINYAMP_CHECK(key != keys.end(), value, "script line ", c.line, ": key '", c.words[1], "' is not one of right, left, home, space, f, c, e");
-        if (f == 0) {
-            push_key(key->second, true);
-            if (c.words[1].size() == 1) {  // a letter is also typed text (ImGui 1.86 names few letter keys)
-                SDL_Event e{};
-                e.type = SDL_TEXTINPUT;
-                e.text.text[0] = c.words[1][0];
-                SDL_PushEvent(&e);
-            }
-        }
-        if (f == 1) push_key(key->second, false);
-    }
+    if (name == "wheel" && f == 0) push_wheel(std::stoi(c.words[1]));
+    if (name == "key") push_key_command(c.words[1], c.line, f);
 }
 
 void ScriptDriver::after_frame(const VizApp& app)

@@ -71,77 +71,98 @@ int fail(const std::string& what)
     return 1;
 }
 
+// What a box file (app/node_boxes.h) lists.
+struct BoxFile {
+    std::vector<NodeLine> nodes;
+    std::vector<std::pair<std::string, Box>> overlays;  // the legend, the minimap
+    std::string inspected;                               // the node the inspector shows, "" for none
+};
+
+// A "node" line after its first word: NAME KIND BOX fill #RRGGBB outline W round R marks BOX.
+NodeLine read_node(std::istream& in, int number)
+{
+    NodeLine n;
+    std::string fill;
+    in >> n.name >> n.kind;
+    n.box = read_box(in);
+    expect(in, "fill", number);
+    in >> fill;
+    expect(in, "outline", number);
+    in >> n.outline;
+    expect(in, "round", number);
+    in >> n.round;
+    expect(in, "marks", number);
+    n.marks = read_box(in);
+    if (!in || fill.size() != 7 || fill[0] != '#') throw std::runtime_error("box file line " + std::to_string(number) + " is not understood");
+    n.fill = unsigned(std::strtoul(fill.c_str() + 1, nullptr, 16));
+    return n;
+}
+
+BoxFile read_box_file(std::istream& file)
+{
+    BoxFile boxes;
+    std::string text;
+    for (int number = 1; std::getline(file, text); ++number) {
+        std::istringstream in(text);
+        std::string what;
+        if (!(in >> what)) continue;
+        if (what == "legend" || what == "minimap")
+            boxes.overlays.emplace_back(what, read_box(in));
+        else if (what == "inspected")
+            in >> boxes.inspected;
+        else if (what == "node")
+            boxes.nodes.push_back(read_node(in, number));
+        else
+            throw std::runtime_error("box file line " + std::to_string(number) + ": unknown '" + what + "'");
+    }
+    return boxes;
+}
+
+// One node's failures: under an overlay, its fill not where the box says, or no label in it.
+int check_node(const NodeLine& n, const BoxFile& boxes, const unsigned char* rgb, int width, int height, int& labelled)
+{
+    constexpr int kFar = 80;  // a channel this far from the fill: not fill (text, a mark, something else)
+    int failures = 0;
+    const std::string who = "node " + n.name + " (" + n.kind + ")";
+    for (const auto& [overlay, box] : boxes.overlays)
+        if (n.box.overlaps(box)) failures += fail(who + " lies under the " + overlay);
+    const Box area = fill_area(n);
+    long fill_pixels = 0, text_pixels = 0, all = 0;
+    for (int y = std::max(0, int(std::ceil(area.y0))); y < std::min(height, int(area.y1)); ++y)
+        for (int x = std::max(0, int(std::ceil(area.x0))); x < std::min(width, int(area.x1)); ++x) {
+            if (n.marks.holds(float(x) + 0.5f, float(y) + 0.5f)) continue;
+            const int d = channel_distance(rgb + 3 * (std::size_t(y) * std::size_t(width) + std::size_t(x)), n.fill);
+            ++all;
+            fill_pixels += d <= 8;
+            text_pixels += d > kFar;
+        }
+    if (all == 0 || fill_pixels * 2 < all) {
+        char share[32];
+        std::snprintf(share, sizeof share, "%.0f%%", all ? 100.0 * double(fill_pixels) / double(all) : 0.0);
+        failures += fail(who + ": its fill covers " + share + " of its inner area of " + std::to_string(all) +
+                         " pixels: the box file does not describe this image");
+    } else if (text_pixels < kMinTextPixels) {
+        failures += fail(who + ": no label (" + std::to_string(text_pixels) + " text pixels in its box)");
+    } else {
+        ++labelled;
+    }
+    return failures;
+}
+
 }  // namespace
 
 int check_labels(const unsigned char* rgb, int width, int height, const std::string& boxes)
 {
     std::ifstream file(boxes);
     if (!file) return fail("cannot read the box file '" + boxes + "'");
-    std::vector<NodeLine> nodes;
-    std::vector<std::pair<std::string, Box>> overlays;  // the legend, the minimap
-    std::string inspected;                               // the node the inspector shows, "" for none
-    std::string text;
-    for (int number = 1; std::getline(file, text); ++number) {
-        std::istringstream in(text);
-        std::string what;
-        if (!(in >> what)) continue;
-        if (what == "legend" || what == "minimap") {
-            overlays.emplace_back(what, read_box(in));
-            continue;
-        }
-        if (what == "inspected") {
-            in >> inspected;
-            continue;
-        }
-        if (what != "node") throw std::runtime_error("box file line " + std::to_string(number) + ": unknown '" + what + "'");
-        NodeLine n;
-        std::string fill;
-        in >> n.name >> n.kind;
-        n.box = read_box(in);
-        expect(in, "fill", number);
-        in >> fill;
-        expect(in, "outline", number);
-        in >> n.outline;
-        expect(in, "round", number);
-        in >> n.round;
-        expect(in, "marks", number);
-        n.marks = read_box(in);
-        if (!in || fill.size() != 7 || fill[0] != '#') throw std::runtime_error("box file line " + std::to_string(number) + " is not understood");
-        n.fill = unsigned(std::strtoul(fill.c_str() + 1, nullptr, 16));
-        nodes.push_back(n);
-    }
-
-    constexpr int kFar = 80;  // a channel this far from the fill: not fill (text, a mark, something else)
+    const BoxFile listed = read_box_file(file);
     int failures = 0, labelled = 0;
-    for (const NodeLine& n : nodes) {
-        const std::string who = "node " + n.name + " (" + n.kind + ")";
-        for (const auto& [overlay, box] : overlays)
-            if (n.box.overlaps(box)) failures += fail(who + " lies under the " + overlay);
-        const Box area = fill_area(n);
-        long fill_pixels = 0, text_pixels = 0, all = 0;
-        for (int y = std::max(0, int(std::ceil(area.y0))); y < std::min(height, int(area.y1)); ++y)
-            for (int x = std::max(0, int(std::ceil(area.x0))); x < std::min(width, int(area.x1)); ++x) {
-                if (n.marks.holds(float(x) + 0.5f, float(y) + 0.5f)) continue;
-                const int d = channel_distance(rgb + 3 * (std::size_t(y) * std::size_t(width) + std::size_t(x)), n.fill);
-                ++all;
-                fill_pixels += d <= 8;
-                text_pixels += d > kFar;
-            }
-        if (all == 0 || fill_pixels * 2 < all) {
-            char share[32];
-            std::snprintf(share, sizeof share, "%.0f%%", all ? 100.0 * double(fill_pixels) / double(all) : 0.0);
-            failures += fail(who + ": its fill covers " + share + " of its inner area of " + std::to_string(all) +
-                             " pixels: the box file does not describe this image");
-        } else if (text_pixels < kMinTextPixels) {
-            failures += fail(who + ": no label (" + std::to_string(text_pixels) + " text pixels in its box)");
-        } else {
-            ++labelled;
-        }
-    }
+    for (const NodeLine& n : listed.nodes) failures += check_node(n, listed, rgb, width, height, labelled);
     std::printf("viz_screenshot_check: checked %zu node boxes: %d with a label; %zu overlays (legend, minimap); inspected node: %s\n",
-                nodes.size(), labelled, overlays.size(), inspected.empty() ? "none" : inspected.c_str());
-    if (nodes.empty()) failures += fail("the box file lists no node box");
-    if (!inspected.empty() && std::none_of(nodes.begin(), nodes.end(), [&](const NodeLine& n) { return n.name == inspected; }))
+                listed.nodes.size(), labelled, listed.overlays.size(), listed.inspected.empty() ? "none" : listed.inspected.c_str());
+    if (listed.nodes.empty()) failures += fail("the box file lists no node box");
+    const std::string& inspected = listed.inspected;
+    if (!inspected.empty() && std::none_of(listed.nodes.begin(), listed.nodes.end(), [&](const NodeLine& n) { return n.name == inspected; }))
         failures += fail("node " + inspected + ", which the inspector shows, is not wholly in the canvas");
     return failures;
 }

@@ -132,6 +132,67 @@ std::vector<float> sweep(float lo, float hi, float z, float extent, float margin
     return offsets;
 }
 
+constexpr int kHalfSweep = 6;  // the focus is tried at 2 * 6 + 1 places along each axis
+
+// What the search for the first view's placement looks at, at zoom `z`.
+struct Placing {
+    std::vector<Rect> nodes;  // layout points
+    Rect drawing;
+    int focus;
+    Vec2 canvas;
+    CornerOverlays overlays;
+    Vec2 corner;  // the corner that the legend and the minimap take together
+    float z, margin;
+};
+
+// Where the layout's origin goes (Camera::offset), down: the drawing's top at the margin, below
+// the legend, below the minimap (the top is where the forward pass begins, the place a student
+// starts reading); then, with a focus, the focus centred, then higher and lower.
+constexpr std::size_t kDrawingTops = 3;
+std::vector<float> tops(const Placing& p)
+{
+    const float top = p.drawing.min.y * p.z;
+    std::vector<float> tops = {p.margin - top, p.overlays.legend.max.y + p.margin - top, p.corner.y + p.margin - top};
+    if (p.focus >= 0) {
+        const Rect& f = p.nodes[std::size_t(p.focus)];
+        for (const float at : sweep(f.min.y, f.max.y, p.z, p.canvas.y, p.margin, kHalfSweep)) tops.push_back(at);
+    }
+    return tops;
+}
+
+// Across, for a view whose top is at `top`: the nodes of the rows it shows, centred (a tall
+// drawing's columns are often narrower where the view is than further down); the drawing's left
+// at the margin, right of the legend, right of the minimap; its right at the margin; then the
+// focus centred, then further left and right.
+std::vector<float> lefts(const Placing& p, float top)
+{
+    const Rect rows = row_nodes(p.nodes, -top / p.z, (p.canvas.y - top) / p.z);
+    const float z = p.z, left = p.drawing.min.x * z;
+    std::vector<float> lefts = {(p.canvas.x - rows.width() * z) / 2 - rows.min.x * z, p.margin - left, p.overlays.legend.max.x + p.margin - left,
+                                p.corner.x + p.margin - left, p.canvas.x - p.margin - p.drawing.max.x * z};
+    if (p.focus >= 0) {
+        const Rect& f = p.nodes[std::size_t(p.focus)];
+        for (const float at : sweep(f.min.x, f.max.x, z, p.canvas.x, p.margin, kHalfSweep)) lefts.push_back(at);
+    }
+    return lefts;
+}
+
+// Whether placement `a` ranks before `b`. The better shows the most nodes wholly, less two for
+// each node of its rows cut or left out at the sides (a column not in view); the first one
+// listed on a tie. That penalty counts only the rows in view, so for a drawing cut at a side the
+// score alone rewards pushing it down the canvas (fewer rows, fewer nodes left out) and the band
+// left empty above it costs nothing. A band is worth it only for whole rows: a placement that
+// leaves one and still cuts a column ranks after every other.
+bool ranks_before(const Placing& p, const Camera& a, const Showing& sa, const Camera& b, const Showing& sb)
+{
+    auto score = [](const Showing& s) { return s.whole - 2 * s.side_missing; };
+    auto wasteful = [&](const Camera& camera, const Showing& s) {
+        return s.side_missing > 0 && camera.offset.y + p.drawing.min.y * p.z > p.margin + 1;
+    };
+    if (wasteful(a, sa) != wasteful(b, sb)) return wasteful(b, sb);
+    return score(sa) > score(sb);
+}
+
 }  // namespace
 
 std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 canvas, const CornerOverlays& overlays, float readable, float margin)
@@ -139,57 +200,22 @@ std::optional<Camera> first_view_showing(const Layout& layout, int focus, Vec2 c
     const Rect drawing = drawing_bounds(layout);
     const Camera fitted = fit(drawing, canvas, overlays.legend.max, margin);
     if (fitted.zoom >= readable) return fitted;
-    std::vector<Rect> nodes;
-    for (const NodeBox& n : layout.nodes) nodes.push_back(node_bounds(n));
-    const float z = readable;
-    const Vec2 corner = {std::max(overlays.legend.max.x, overlays.minimap.max.x), std::max(overlays.legend.max.y, overlays.minimap.max.y)};
-    // Where the layout's origin goes (Camera::offset), down: the drawing's top at the margin,
-    // below the legend, below the minimap (the top is where the forward pass begins, the place a
-    // student starts reading); then, with a focus, the focus centred, then higher and lower.
-    std::vector<float> tops = {margin - drawing.min.y * z, overlays.legend.max.y + margin - drawing.min.y * z, corner.y + margin - drawing.min.y * z};
-    constexpr std::size_t kDrawingTops = 3;
-    constexpr int kHalfSweep = 6;
-    if (focus >= 0) {
-        const Rect& f = nodes[std::size_t(focus)];
-        for (const float top : sweep(f.min.y, f.max.y, z, canvas.y, margin, kHalfSweep)) tops.push_back(top);
-    }
-    // The best placement shows the most nodes wholly, less two for each node of its rows cut or
-    // left out at the sides (a column not in view); the first one listed on a tie. That penalty
-    // counts only the rows in view, so for a drawing cut at a side the score alone rewards
-    // pushing it down the canvas (fewer rows, fewer nodes left out) and the band left empty
-    // above it costs nothing. A band is worth it only for whole rows: a placement that leaves
-    // one and still cuts a column ranks after every other. The focus's heights are tried only
-    // when no top of the drawing shows the focus.
-    auto score = [](const Showing& s) { return s.whole - 2 * s.side_missing; };
-    auto wasteful = [&](const Camera& camera, const Showing& s) {
-        return s.side_missing > 0 && camera.offset.y + drawing.min.y * z > margin + 1;
-    };
-    auto better = [&](const Camera& a, const Showing& sa, const Camera& b, const Showing& sb) {
-        if (wasteful(a, sa) != wasteful(b, sb)) return wasteful(b, sb);
-        return score(sa) > score(sb);
-    };
+    Placing p{{}, drawing, focus, canvas, overlays, {}, readable, margin};
+    for (const NodeBox& n : layout.nodes) p.nodes.push_back(node_bounds(n));
+    p.corner = {std::max(overlays.legend.max.x, overlays.minimap.max.x), std::max(overlays.legend.max.y, overlays.minimap.max.y)};
+    // Every top with every left, in order; the focus's heights only when no top of the drawing
+    // qualified.
+    const std::vector<float> downs = tops(p);
     Camera best = fitted;
     Showing best_showing;
-    for (std::size_t t = 0; t < tops.size(); ++t) {
+    for (std::size_t t = 0; t < downs.size(); ++t) {
         if (t == kDrawingTops && best_showing.qualifies) break;
-        // Across: the nodes of the rows this top shows, centred (a tall drawing's columns are
-        // often narrower where the view is than further down); the drawing's left at the margin,
-        // right of the legend, right of the minimap; its right at the margin; then the focus
-        // centred, then further left and right.
-        const Rect rows = row_nodes(nodes, -tops[t] / z, (canvas.y - tops[t]) / z);
-        std::vector<float> lefts = {(canvas.x - rows.width() * z) / 2 - rows.min.x * z, margin - drawing.min.x * z,
-                                    overlays.legend.max.x + margin - drawing.min.x * z, corner.x + margin - drawing.min.x * z,
-                                    canvas.x - margin - drawing.max.x * z};
-        if (focus >= 0) {
-            const Rect& f = nodes[std::size_t(focus)];
-            for (const float left : sweep(f.min.x, f.max.x, z, canvas.x, margin, kHalfSweep)) lefts.push_back(left);
-        }
-        for (const float left : lefts) {
+        for (const float left : lefts(p, downs[t])) {
             Camera camera;
-            camera.zoom = z;
-            camera.offset = {left, tops[t]};
-            const Showing s = showing(camera, nodes, focus, drawing, canvas, overlays);
-            if (s.qualifies && (!best_showing.qualifies || better(camera, s, best, best_showing))) {
+            camera.zoom = p.z;
+            camera.offset = {left, downs[t]};
+            const Showing s = showing(camera, p.nodes, focus, drawing, canvas, overlays);
+            if (s.qualifies && (!best_showing.qualifies || ranks_before(p, camera, s, best, best_showing))) {
                 best = camera;
                 best_showing = s;
             }
