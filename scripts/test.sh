@@ -29,6 +29,10 @@ stage "Release build (warnings are errors), all tests"
 stage "Web page (scripts/web.sh) and its test in headless Chromium"
 "$root/scripts/web.sh"
 (cd "$root/build" && ctest --output-on-failure -L '^web$')
+# Its figures (transfer size, first frame, deep-bf16's frame time; measured, printed against the
+# budgets of docs/web.md): in the log, beside the CPU.
+figures="$root/build/visualizer/web-check/figures.json"
+if [ -f "$figures" ]; then echo "web page figures ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores): $(tr -d '\n ' < "$figures")"; fi
 
 # The speed claims (lesson 1) and the GEMM tiers depend on the CPU, so they run once for each level
 # TINYAMP_CPU can cap this machine's features to: every branch of the claims is checked where the
@@ -75,13 +79,14 @@ fi
 # The sanitizer build leaves out the CUDA runtime (ASan and libcudart do not mix well) and the
 # `long` and `training` tests (all 2^32 conversions, and 30-epoch training runs, take many
 # minutes under ASan; the Release run above did them), and the labs' mistakes (mutations of the
-# solutions, checked in Release above).
-stage "ASan + UBSan build, tests not labelled long or training"
+# solutions, checked in Release above). Nor the web page's tests: the page is WebAssembly, the
+# same whatever the native build, and its browser test ran in its own stage above.
+stage "ASan + UBSan build, tests not labelled long, training or web"
 "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DTINYAMP_SANITIZE=ON -DTINYAMP_CUDA=OFF -DTINYAMP_BUILD_BENCH=OFF \
   -DTINYAMP_LAB_MISTAKES=OFF
 (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS="suppressions=$root/scripts/lsan-suppressions.txt" \
-  ctest --output-on-failure -j "$jobs" -LE 'long|training')
+  ctest --output-on-failure -j "$jobs" -LE 'long|training|web')
 
 # ThreadSanitizer cannot share a build with ASan. Only the tests about threads run here (doctest
 # filter `*thread*`), which keeps this stage short; any data race report fails the script.
