@@ -103,14 +103,6 @@ Run train_with_master(const Problem& p, DType low)
     return r;
 }
 
-double max_error(const Tensor& w, const Tensor& w_true)
-{
-    const std::vector<double> a = w.to_vector(), b = w_true.to_vector();
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-    return m;
-}
-
 lesson::Series curve(const std::string& label, const std::vector<double>& loss, const char* color)
 {
     lesson::Series s{label, {}, {}, color, false};
@@ -179,8 +171,9 @@ void step_regression(lesson::Lesson& L, const Problem& p)
         std::printf("   step %3d   f32 %-11s pure bf16 %-11s bf16 + f32 master %s\n", s, lesson::fmt(full.loss[s]).c_str(),
                     lesson::fmt(pure.loss[s]).c_str(), lesson::fmt(mixed.loss[s]).c_str());
     std::printf("   largest |w - w_true| at the end: f32 %s, pure bf16 %s, bf16 copy of the master %s\n",
-                lesson::fmt(max_error(full.weights, p.w_true)).c_str(), lesson::fmt(max_error(pure.weights, p.w_true)).c_str(),
-                lesson::fmt(max_error(mixed.weights, p.w_true)).c_str());
+                lesson::fmt(lesson::max_abs_difference(full.weights, p.w_true)).c_str(),
+                lesson::fmt(lesson::max_abs_difference(pure.weights, p.w_true)).c_str(),
+                lesson::fmt(lesson::max_abs_difference(mixed.weights, p.w_true)).c_str());
     std::printf("   weights changed in the last 50 steps: pure bf16 %d of 16, with master %d of 16\n", pure.changed_last_50,
                 mixed.changed_last_50);
     const double best_bf16 = f32_loss(p, p.w_true.to(bf16));
@@ -199,7 +192,7 @@ void step_regression(lesson::Lesson& L, const Problem& p)
     L.check(pure.changed_last_50 == 0, "pure bf16: no weight changed in the last 50 steps (stalled)");
     L.check(pure.loss[kSteps] > 100 * mixed.loss[kSteps], "pure bf16 ends more than 100x worse than bf16 with f32 masters");
     L.check(mixed.loss[kSteps] < 5 * best_bf16, "with masters, the bf16 model gets within 5x of the best bf16 weights' loss");
-    L.check(max_error(pure.weights, p.w_true) > 10 * max_error(mixed.weights, p.w_true),
+    L.check(lesson::max_abs_difference(pure.weights, p.w_true) > 10 * lesson::max_abs_difference(mixed.weights, p.w_true),
             "pure bf16 weights end more than 10x further from w_true than the master-weight model's");
     L.check(full.loss[kSteps] < mixed.loss[kSteps], "f32 ends below both (its weights are not rounded to bf16)");
     L.say("The master-weight model does not settle exactly on the best bf16 weights: its gradient comes from a\n"
