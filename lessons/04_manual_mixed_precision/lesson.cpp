@@ -55,24 +55,34 @@ struct Run {
     int changed_last_50 = 0;    // weights that changed over the last 50 steps
 };
 
+// Runs `one_step` kSteps times; `weights` is what the model computes with. Records the f32 loss
+// before the first step and after each, and how many weights changed over the last 50 steps.
+template <class Step>
+Run run_steps(const Problem& p, const Tensor& weights, Step one_step)
+{
+    Run r;
+    r.loss.push_back(f32_loss(p, weights));
+    Tensor before;
+    for (int step = 1; step <= kSteps; ++step) {
+        if (step == kSteps - 50) before = weights.detach().clone();
+        one_step();
+        r.loss.push_back(f32_loss(p, weights));
+    }
+    const std::vector<double> a = before.to_vector(), b = weights.to_vector();
+    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
+    r.weights = weights.detach();
+    return r;
+}
+
 Run train_plain(const Problem& p, DType dtype)
 {
     const Tensor w = zeros({kFeatures}, dtype).requires_grad_();
     optim::SGD opt({w}, {.lr = kLr});
-    Run r;
-    r.loss.push_back(f32_loss(p, w));
-    Tensor before;
-    for (int step = 1; step <= kSteps; ++step) {
-        if (step == kSteps - 50) before = w.detach().clone();
+    return run_steps(p, w, [&] {
         opt.zero_grad();
         forward_backward(p, w);
         opt.step();  // for bf16 weights: p - lr * g computed in f32, rounded once to bf16
-        r.loss.push_back(f32_loss(p, w));
-    }
-    const std::vector<double> a = before.to_vector(), b = w.to_vector();
-    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
-    r.weights = w.detach();
-    return r;
+    });
 }
 
 // The master-weight recipe. `master` is f32 and the only tensor the optimizer knows; `model` is its
@@ -82,25 +92,14 @@ Run train_with_master(const Problem& p, DType low)
     const Tensor master = zeros({kFeatures}, f32).requires_grad_();
     const Tensor model = master.detach().to(low).requires_grad_();
     optim::SGD opt({master}, {.lr = kLr});
-    Run r;
-    r.loss.push_back(f32_loss(p, model));
-    Tensor before;
-    for (int step = 1; step <= kSteps; ++step) {
-        if (step == kSteps - 50) before = model.detach().clone();
+    return run_steps(p, model, [&] {
         model.set_grad(Tensor());
         forward_backward(p, model);                   // 1. forward and backward in bf16
         master.set_grad(model.grad().to(f32));        // 2. the bf16 gradient into the f32 master
         opt.step();                                   // 3. the update, in f32
-        {
-            NoGradGuard no_grad;
-            model.copy_(master);                      // 4. refresh the bf16 copy (rounds once)
-        }
-        r.loss.push_back(f32_loss(p, model));
-    }
-    const std::vector<double> a = before.to_vector(), b = model.to_vector();
-    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
-    r.weights = model.detach();
-    return r;
+        NoGradGuard no_grad;
+        model.copy_(master);                          // 4. refresh the bf16 copy (rounds once)
+    });
 }
 
 lesson::Series curve(const std::string& label, const std::vector<double>& loss, const char* color)
