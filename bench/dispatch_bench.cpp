@@ -12,14 +12,20 @@ namespace tinyamp::bench {
 
 namespace {
 
-const char* case_key(DispatchCase c)
+// A case's two names: its key in the benchmark names and its label in the summary.
+struct CaseNames {
+    const char* key;
+    const char* label;
+};
+
+CaseNames names_of(DispatchCase c)
 {
     switch (c) {
-    case DispatchCase::add_4x4: return "add_4x4";
-    case DispatchCase::linear_forward: return "linear_forward";
-    case DispatchCase::forward_backward: return "forward_backward";
+    case DispatchCase::add_4x4: return {"add_4x4", "add, 4x4 f32"};
+    case DispatchCase::linear_forward: return {"linear_forward", "Linear(8,8) forward, x [4,8]"};
+    case DispatchCase::forward_backward: return {"forward_backward", "Linear(8,8)+relu+sum, fwd+bwd"};
     }
-    return "?";
+    return {"?", "?"};
 }
 
 void time_add(benchmark::State& state, bool autocast)
@@ -74,15 +80,7 @@ void time_dispatch(benchmark::State& state, DispatchCase c, bool autocast)
 
 }  // namespace
 
-const char* dispatch_case_label(DispatchCase c)
-{
-    switch (c) {
-    case DispatchCase::add_4x4: return "add, 4x4 f32";
-    case DispatchCase::linear_forward: return "Linear(8,8) forward, x [4,8]";
-    case DispatchCase::forward_backward: return "Linear(8,8)+relu+sum, fwd+bwd";
-    }
-    return "?";
-}
+const char* dispatch_case_label(DispatchCase c) { return names_of(c).label; }
 
 const char* dispatch_autocast_note(DispatchCase c)
 {
@@ -91,7 +89,7 @@ const char* dispatch_autocast_note(DispatchCase c)
 
 std::string dispatch_bench_name(DispatchCase c, bool autocast)
 {
-    return std::string("dispatch/") + case_key(c) + (autocast ? "/autocast" : "/plain");
+    return std::string("dispatch/") + names_of(c).key + (autocast ? "/autocast" : "/plain");
 }
 
 void register_dispatch_benchmarks()

@@ -27,24 +27,20 @@ using kernels::cpu::Transpose;
 
 constexpr int kMxBlock = 32;
 
-const char* case_key(ScaledMmCase c)
-{
-    switch (c) {
-    case ScaledMmCase::f32_gemm: return "f32_gemm";
-    case ScaledMmCase::e4m3_tensorwise: return "e4m3";
-    case ScaledMmCase::mxfp8: return "mxfp8";
-    }
-    return "?";
-}
+// A case's two names: its key in the benchmark names and its label in the summary.
+struct CaseNames {
+    const char* key;
+    const char* label;
+};
 
-const char* case_label(ScaledMmCase c)
+CaseNames names_of(ScaledMmCase c)
 {
     switch (c) {
-    case ScaledMmCase::f32_gemm: return "f32 gemm (A B^T)";
-    case ScaledMmCase::e4m3_tensorwise: return "scaled_mm E4M3 per-tensor";
-    case ScaledMmCase::mxfp8: return "scaled_mm MXFP8 (e8m0/32)";
+    case ScaledMmCase::f32_gemm: return {"f32_gemm", "f32 gemm (A B^T)"};
+    case ScaledMmCase::e4m3_tensorwise: return {"e4m3", "scaled_mm E4M3 per-tensor"};
+    case ScaledMmCase::mxfp8: return {"mxfp8", "scaled_mm MXFP8 (e8m0/32)"};
     }
-    return "?";
+    return {"?", "?"};
 }
 
 // One operand of N x N values in every form the cases need: f32, and E4M3 codes with a per-tensor
@@ -147,7 +143,7 @@ double operand_bytes(ScaledMmCase c, std::int64_t n)
 
 std::string scaled_mm_bench_name(ScaledMmCase c, std::int64_t n)
 {
-    return std::string("scaled_mm/") + case_key(c) + "/n:" + std::to_string(n);
+    return std::string("scaled_mm/") + names_of(c).key + "/n:" + std::to_string(n);
 }
 
 void register_scaled_mm_benchmarks()
@@ -175,7 +171,7 @@ void print_scaled_mm_table(std::ostream& out, const ResultCollector& results)
             const double ms = t->median() * 1e3;
             char ratio[32] = "-";
             if (base != nullptr && !base->seconds.empty()) std::snprintf(ratio, sizeof ratio, "%.2fx", t->median() / base->median());
-            std::snprintf(line, sizeof line, "  %6lld  %-27s %10.3f %10s %12.2f\n", static_cast<long long>(n), case_label(c), ms, ratio,
+            std::snprintf(line, sizeof line, "  %6lld  %-27s %10.3f %10s %12.2f\n", static_cast<long long>(n), names_of(c).label, ms, ratio,
                           operand_bytes(c, n) / (1024.0 * 1024.0));
             out << line;
         }

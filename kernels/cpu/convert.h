@@ -12,37 +12,44 @@
 
 namespace tinyamp::kernels::cpu {
 
+// The signatures, written once: every path below declares its functions by these types
+// (`F32ToF16 f32_to_f16;` declares `void f32_to_f16(const float* src, Half* dst, std::int64_t n)`).
+using F32ToF16 = void(const float* src, Half* dst, std::int64_t n);
+using F16ToF32 = void(const Half* src, float* dst, std::int64_t n);
+using F32ToBF16 = void(const float* src, BFloat16* dst, std::int64_t n);
+using BF16ToF32 = void(const BFloat16* src, float* dst, std::int64_t n);
+
 namespace reference {
-void f32_to_f16(const float* src, Half* dst, std::int64_t n);
-void f16_to_f32(const Half* src, float* dst, std::int64_t n);
-void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
-void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
+F32ToF16 f32_to_f16;
+F16ToF32 f16_to_f32;
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
 }  // namespace reference
 
 // Portable fast paths, for CPUs without the instructions below: the bit-level rounding of
 // tinyamp/core/half_bits.h, one element at a time but with no detour through double.
 namespace bits {
-void f32_to_f16(const float* src, Half* dst, std::int64_t n);
-void f16_to_f32(const Half* src, float* dst, std::int64_t n);
-void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
-void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
+F32ToF16 f32_to_f16;
+F16ToF32 f16_to_f32;
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
 }  // namespace bits
 
 // Fast paths. Call one only when cpu_features() (or detect_cpu_features()) reports its feature.
 namespace f16c {  // needs CpuFeatures::f16c
-void f32_to_f16(const float* src, Half* dst, std::int64_t n);
-void f16_to_f32(const Half* src, float* dst, std::int64_t n);
+F32ToF16 f32_to_f16;
+F16ToF32 f16_to_f32;
 }  // namespace f16c
 namespace avx512bf16 {  // needs CpuFeatures::avx512bf16
-void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
-void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
 }  // namespace avx512bf16
 
 // The best path for this CPU, chosen once at run time.
-void f32_to_f16(const float* src, Half* dst, std::int64_t n);
-void f16_to_f32(const Half* src, float* dst, std::int64_t n);
-void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n);
-void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n);
+F32ToF16 f32_to_f16;
+F16ToF32 f16_to_f32;
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
 
 /// Converts n elements between any two dtypes (floats round to nearest even; to bool is x != 0;
 /// floats to i64 truncate toward zero). Returns the index of the first element that has no

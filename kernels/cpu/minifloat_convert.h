@@ -26,40 +26,45 @@ struct QuantizeCounts {
     std::int64_t flushed = 0;    // y is finite and not zero, but its code is +-0
 };
 
+// The four conversions' signatures, written once: every path below declares the same four
+// functions by these types (`EncodeF32 encode_f32;` declares
+// `void encode_f32(const minifloat::Format& f, ...)`), and each path's .cpp defines them.
+using EncodeF32 = void(const minifloat::Format& f, const float* src, std::uint8_t* dst, std::int64_t n, minifloat::Overflow overflow);
+using DecodeF32 = void(const minifloat::Format& f, const std::uint8_t* src, float* dst, std::int64_t n);
+using QuantizeF32 = QuantizeCounts(const minifloat::Format& f, const float* src, float scale, std::uint8_t* dst, std::int64_t n,
+                                   minifloat::Overflow overflow);
+using DequantizeF32 = void(const minifloat::Format& f, const std::uint8_t* src, float scale_inv, float* dst, std::int64_t n);
+
 namespace reference {
-void encode_f32(const minifloat::Format& f, const float* src, std::uint8_t* dst, std::int64_t n, minifloat::Overflow overflow);
-void decode_f32(const minifloat::Format& f, const std::uint8_t* src, float* dst, std::int64_t n);
-QuantizeCounts quantize_f32(const minifloat::Format& f, const float* src, float scale, std::uint8_t* dst, std::int64_t n,
-                            minifloat::Overflow overflow);
-void dequantize_f32(const minifloat::Format& f, const std::uint8_t* src, float scale_inv, float* dst, std::int64_t n);
+EncodeF32 encode_f32;
+DecodeF32 decode_f32;
+QuantizeF32 quantize_f32;
+DequantizeF32 dequantize_f32;
 }  // namespace reference
 
 // Portable fast paths: encode with branch-free bit arithmetic, one element at a time (the same
 // steps as the AVX-512 version, lane by lane, so this is also its readable statement), and
 // decode through a 256-entry f32 table per format.
 namespace bits {
-void encode_f32(const minifloat::Format& f, const float* src, std::uint8_t* dst, std::int64_t n, minifloat::Overflow overflow);
-void decode_f32(const minifloat::Format& f, const std::uint8_t* src, float* dst, std::int64_t n);
-QuantizeCounts quantize_f32(const minifloat::Format& f, const float* src, float scale, std::uint8_t* dst, std::int64_t n,
-                            minifloat::Overflow overflow);
-void dequantize_f32(const minifloat::Format& f, const std::uint8_t* src, float scale_inv, float* dst, std::int64_t n);
+EncodeF32 encode_f32;
+DecodeF32 decode_f32;
+QuantizeF32 quantize_f32;
+DequantizeF32 dequantize_f32;
 }  // namespace bits
 
 // 16 lanes at a time. Call only when cpu_features() (or detect_cpu_features()) reports avx512f.
 namespace avx512 {
-void encode_f32(const minifloat::Format& f, const float* src, std::uint8_t* dst, std::int64_t n, minifloat::Overflow overflow);
-void decode_f32(const minifloat::Format& f, const std::uint8_t* src, float* dst, std::int64_t n);
-QuantizeCounts quantize_f32(const minifloat::Format& f, const float* src, float scale, std::uint8_t* dst, std::int64_t n,
-                            minifloat::Overflow overflow);
-void dequantize_f32(const minifloat::Format& f, const std::uint8_t* src, float scale_inv, float* dst, std::int64_t n);
+EncodeF32 encode_f32;
+DecodeF32 decode_f32;
+QuantizeF32 quantize_f32;
+DequantizeF32 dequantize_f32;
 }  // namespace avx512
 
 // The best path for this CPU, chosen at run time.
-void encode_f32(const minifloat::Format& f, const float* src, std::uint8_t* dst, std::int64_t n, minifloat::Overflow overflow);
-void decode_f32(const minifloat::Format& f, const std::uint8_t* src, float* dst, std::int64_t n);
-QuantizeCounts quantize_f32(const minifloat::Format& f, const float* src, float scale, std::uint8_t* dst, std::int64_t n,
-                            minifloat::Overflow overflow);
-void dequantize_f32(const minifloat::Format& f, const std::uint8_t* src, float scale_inv, float* dst, std::int64_t n);
+EncodeF32 encode_f32;
+DecodeF32 decode_f32;
+QuantizeF32 quantize_f32;
+DequantizeF32 dequantize_f32;
 
 // The 256 values of format f's codes as f32 (byte b decodes as minifloat::decode(f, b), which for
 // f4e2m1 reads the low nibble only). Built once per format; valid for the program's lifetime.

@@ -56,38 +56,35 @@ void copy_strided_row(const unsigned char* from, std::int64_t from_step, unsigne
     }
 }
 
+// What strided_copy and strided_scatter share: moves every element between a strided view (shape,
+// strides) and a contiguous row-major buffer, out of the view (into_view false) or into it.
+void move_rows(const unsigned char* from_base, unsigned char* to_base, const std::int64_t* shape, const std::int64_t* strides, int ndim,
+               std::int64_t element_size, bool into_view)
+{
+    const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
+    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
+        const std::int64_t in_view = offset * element_size, in_packed = k * row * element_size;
+        const unsigned char* from = from_base + (into_view ? in_packed : in_view);
+        unsigned char* to = to_base + (into_view ? in_view : in_packed);
+        if (step == 1)
+            std::memcpy(to, from, std::size_t(row * element_size));
+        else
+            copy_strided_row(from, into_view ? 1 : step, to, into_view ? step : 1, row, element_size);
+    });
+}
+
 }  // namespace
 
 void strided_copy(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t element_size,
                   void* dst)
 {
-    const auto* in = static_cast<const unsigned char*>(src);
-    auto* out = static_cast<unsigned char*>(dst);
-    const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
-    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
-        unsigned char* to = out + k * row * element_size;
-        const unsigned char* from = in + offset * element_size;
-        if (step == 1)
-            std::memcpy(to, from, std::size_t(row * element_size));
-        else
-            copy_strided_row(from, step, to, 1, row, element_size);
-    });
+    move_rows(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), shape, strides, ndim, element_size, false);
 }
 
 void strided_scatter(const void* src, const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t element_size,
                      void* dst)
 {
-    const auto* in = static_cast<const unsigned char*>(src);
-    auto* out = static_cast<unsigned char*>(dst);
-    const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
-    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
-        const unsigned char* from = in + k * row * element_size;
-        unsigned char* to = out + offset * element_size;
-        if (step == 1)
-            std::memcpy(to, from, std::size_t(row * element_size));
-        else
-            copy_strided_row(from, 1, to, step, row, element_size);
-    });
+    move_rows(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), shape, strides, ndim, element_size, true);
 }
 
 }  // namespace tinyamp::kernels::cpu

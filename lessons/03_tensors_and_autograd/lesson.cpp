@@ -22,14 +22,6 @@ std::string arrows(const std::vector<std::string>& names)
     return s;
 }
 
-double max_abs_diff(const Tensor& a, const Tensor& b)
-{
-    const std::vector<double> x = a.to_vector(), y = b.to_vector();
-    double m = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-    return m;
-}
-
 // The tiny MLP of this lesson: 3 inputs, 5 hidden units with ReLU, 2 outputs, MSE loss.
 lesson::Mlp make_mlp(DType dtype, Generator& gen)
 {
@@ -126,9 +118,10 @@ void step_accumulate(lesson::Lesson& L, const Example& ex)
     const Tensor& w1 = ex.m.weight(1);
     const Tensor g1 = w1.grad().clone();
     std::printf("   w1.grad: %s %s, |w1.grad|max %s;  x.grad defined: %d\n", dtype_name(w1.grad().dtype()),
-                shape_str(w1.grad().shape()).c_str(), lesson::fmt(max_abs_diff(w1.grad(), zeros_like(w1.grad()))).c_str(), ex.x.grad().defined());
+                shape_str(w1.grad().shape()).c_str(), lesson::fmt(lesson::max_abs_difference(w1.grad(), zeros_like(w1.grad()))).c_str(),
+                ex.x.grad().defined());
     mlp_loss(ex.m, ex.x, ex.target).backward();
-    const double doubled = max_abs_diff(w1.grad(), mul(g1, 2.0));
+    const double doubled = lesson::max_abs_difference(w1.grad(), mul(g1, 2.0));
     std::printf("   after a second forward+backward: max |w1.grad - 2 * first grad| = %s\n", lesson::fmt(doubled).c_str());
     bool second_backward_threw = false;
     try {

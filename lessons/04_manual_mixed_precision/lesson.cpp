@@ -55,24 +55,34 @@ struct Run {
     int changed_last_50 = 0;    // weights that changed over the last 50 steps
 };
 
+// Runs `one_step` kSteps times; `weights` is what the model computes with. Records the f32 loss
+// before the first step and after each, and how many weights changed over the last 50 steps.
+template <class Step>
+Run run_steps(const Problem& p, const Tensor& weights, Step one_step)
+{
+    Run r;
+    r.loss.push_back(f32_loss(p, weights));
+    Tensor before;
+    for (int step = 1; step <= kSteps; ++step) {
+        if (step == kSteps - 50) before = weights.detach().clone();
+        one_step();
+        r.loss.push_back(f32_loss(p, weights));
+    }
+    const std::vector<double> a = before.to_vector(), b = weights.to_vector();
+    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
+    r.weights = weights.detach();
+    return r;
+}
+
 Run train_plain(const Problem& p, DType dtype)
 {
     const Tensor w = zeros({kFeatures}, dtype).requires_grad_();
     optim::SGD opt({w}, {.lr = kLr});
-    Run r;
-    r.loss.push_back(f32_loss(p, w));
-    Tensor before;
-    for (int step = 1; step <= kSteps; ++step) {
-        if (step == kSteps - 50) before = w.detach().clone();
+    return run_steps(p, w, [&] {
         opt.zero_grad();
         forward_backward(p, w);
         opt.step();  // for bf16 weights: p - lr * g computed in f32, rounded once to bf16
-        r.loss.push_back(f32_loss(p, w));
-    }
-    const std::vector<double> a = before.to_vector(), b = w.to_vector();
-    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
-    r.weights = w.detach();
-    return r;
+    });
 }
 
 // The master-weight recipe. `master` is f32 and the only tensor the optimizer knows; `model` is its
@@ -82,33 +92,14 @@ Run train_with_master(const Problem& p, DType low)
     const Tensor master = zeros({kFeatures}, f32).requires_grad_();
     const Tensor model = master.detach().to(low).requires_grad_();
     optim::SGD opt({master}, {.lr = kLr});
-    Run r;
-    r.loss.push_back(f32_loss(p, model));
-    Tensor before;
-    for (int step = 1; step <= kSteps; ++step) {
-        if (step == kSteps - 50) before = model.detach().clone();
+    return run_steps(p, model, [&] {
         model.set_grad(Tensor());
         forward_backward(p, model);                   // 1. forward and backward in bf16
         master.set_grad(model.grad().to(f32));        // 2. the bf16 gradient into the f32 master
         opt.step();                                   // 3. the update, in f32
-        {
-            NoGradGuard no_grad;
-            model.copy_(master);                      // 4. refresh the bf16 copy (rounds once)
-        }
-        r.loss.push_back(f32_loss(p, model));
-    }
-    const std::vector<double> a = before.to_vector(), b = model.to_vector();
-    for (std::size_t i = 0; i < a.size(); ++i) r.changed_last_50 += a[i] != b[i] ? 1 : 0;
-    r.weights = model.detach();
-    return r;
-}
-
-double max_error(const Tensor& w, const Tensor& w_true)
-{
-    const std::vector<double> a = w.to_vector(), b = w_true.to_vector();
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-    return m;
+        NoGradGuard no_grad;
+        model.copy_(master);                          // 4. refresh the bf16 copy (rounds once)
+    });
 }
 
 lesson::Series curve(const std::string& label, const std::vector<double>& loss, const char* color)
@@ -179,8 +170,9 @@ void step_regression(lesson::Lesson& L, const Problem& p)
         std::printf("   step %3d   f32 %-11s pure bf16 %-11s bf16 + f32 master %s\n", s, lesson::fmt(full.loss[s]).c_str(),
                     lesson::fmt(pure.loss[s]).c_str(), lesson::fmt(mixed.loss[s]).c_str());
     std::printf("   largest |w - w_true| at the end: f32 %s, pure bf16 %s, bf16 copy of the master %s\n",
-                lesson::fmt(max_error(full.weights, p.w_true)).c_str(), lesson::fmt(max_error(pure.weights, p.w_true)).c_str(),
-                lesson::fmt(max_error(mixed.weights, p.w_true)).c_str());
+                lesson::fmt(lesson::max_abs_difference(full.weights, p.w_true)).c_str(),
+                lesson::fmt(lesson::max_abs_difference(pure.weights, p.w_true)).c_str(),
+                lesson::fmt(lesson::max_abs_difference(mixed.weights, p.w_true)).c_str());
     std::printf("   weights changed in the last 50 steps: pure bf16 %d of 16, with master %d of 16\n", pure.changed_last_50,
                 mixed.changed_last_50);
     const double best_bf16 = f32_loss(p, p.w_true.to(bf16));
@@ -199,7 +191,7 @@ void step_regression(lesson::Lesson& L, const Problem& p)
     L.check(pure.changed_last_50 == 0, "pure bf16: no weight changed in the last 50 steps (stalled)");
     L.check(pure.loss[kSteps] > 100 * mixed.loss[kSteps], "pure bf16 ends more than 100x worse than bf16 with f32 masters");
     L.check(mixed.loss[kSteps] < 5 * best_bf16, "with masters, the bf16 model gets within 5x of the best bf16 weights' loss");
-    L.check(max_error(pure.weights, p.w_true) > 10 * max_error(mixed.weights, p.w_true),
+    L.check(lesson::max_abs_difference(pure.weights, p.w_true) > 10 * lesson::max_abs_difference(mixed.weights, p.w_true),
             "pure bf16 weights end more than 10x further from w_true than the master-weight model's");
     L.check(full.loss[kSteps] < mixed.loss[kSteps], "f32 ends below both (its weights are not rounded to bf16)");
     L.say("The master-weight model does not settle exactly on the best bf16 weights: its gradient comes from a\n"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
+#include "lessons/support/models.h"
 #include "tools/train/models.h"
 
 using namespace tinyamp;
@@ -91,26 +92,17 @@ Trained step_train_f32(lesson::Lesson& L)
     lesson::Series bf16_share{"bf16 would round to 0", {}, {}, "#e8862a", true};
     double first_loss = 0, last_loss = 0;
     for (int epoch = 1; epoch <= kEpochs; ++epoch) {
-        double total = 0;
-        int steps = 0;
-        for (const data::Batch& batch : loader) {
-            optimizer.zero_grad();
-            const Tensor loss = cross_entropy((*model)(batch.features), batch.labels);
-            loss.backward();
-            optimizer.step();
-            total += loss.item();
-            ++steps;
-        }
+        const double loss = lesson::train_one_epoch(*model, optimizer, loader);
         const trace::ValueStats st = trace::compute_stats(probe_grads(*model, probe, f32));
         f16_share.x.push_back(epoch);
         f16_share.y.push_back(100 * st.f16_underflow);
         bf16_share.x.push_back(epoch);
         bf16_share.y.push_back(100 * st.bf16_underflow);
-        if (epoch == 1) first_loss = total / steps;
-        last_loss = total / steps;
+        if (epoch == 1) first_loss = loss;
+        last_loss = loss;
         if (epoch == 1 || epoch % 5 == 0)
             std::printf("   epoch %2d  loss %-8s  f32 gradients: largest %-9s  f16 would round %s to 0, bf16 %s\n", epoch,
-                        lesson::fmt(total / steps).c_str(), lesson::fmt(st.max_abs).c_str(), pct(st.f16_underflow).c_str(),
+                        lesson::fmt(loss).c_str(), lesson::fmt(st.max_abs).c_str(), pct(st.f16_underflow).c_str(),
                         pct(st.bf16_underflow).c_str());
     }
     L.check(last_loss < first_loss / 5, "the training loss fell by more than 5x");

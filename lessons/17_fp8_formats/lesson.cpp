@@ -137,19 +137,8 @@ Probe step_train(lesson::Lesson& L)
     optim::SGD optimizer(model.params(), optim::SGDOptions{.lr = 0.05, .momentum = 0.9});
     data::DataLoader loader(train_set, 64, true, false, 0);
     double first = 0, last = 0;
-    for (int epoch = 1; epoch <= kEpochs; ++epoch) {
-        double total = 0;
-        int steps = 0;
-        for (const data::Batch& batch : loader) {
-            optimizer.zero_grad();
-            const Tensor loss = cross_entropy(model(batch.features), batch.labels);
-            loss.backward();
-            optimizer.step();
-            total += loss.item();
-            ++steps;
-        }
-        (epoch == 1 ? first : last) = total / steps;
-    }
+    for (int epoch = 1; epoch <= kEpochs; ++epoch)
+        (epoch == 1 ? first : last) = lesson::train_one_epoch(model, optimizer, loader);
     std::printf("   training loss: epoch 1 %s, epoch %d %s\n", lesson::fmt(first).c_str(), kEpochs, lesson::fmt(last).c_str());
     L.check(last < first / 3, "the training loss fell by more than 3x");
 

@@ -6,6 +6,7 @@
 
 #include "lessons/20_gpt_precision/lab.h"
 #include "lessons/support/lab_checks.h"
+#include "lessons/support/tensor_distance.h"
 
 using namespace tinyamp;
 using namespace tinyamp::lab20;
@@ -34,18 +35,6 @@ std::int64_t non_finite(const Tensor& t)
     std::int64_t count = 0;
     for (double x : t.to_vector()) count += std::isfinite(x) ? 0 : 1;
     return count;
-}
-
-// ||a - b|| / ||b||, in f64.
-double relative(const Tensor& a, const Tensor& b)
-{
-    const std::vector<double> x = a.to_vector(), y = b.to_vector();
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        diff += (x[i] - y[i]) * (x[i] - y[i]);
-        norm += y[i] * y[i];
-    }
-    return std::sqrt(diff / norm);
 }
 
 // Token indices [rows, cols] drawn from 0..vocab-1.
@@ -118,7 +107,7 @@ TEST_SUITE("lab20")
         LAB_CHECK("in f32 the output is f32", y.dtype() == f32);
         LAB_CHECK("in f32 it is the layer's own forward: the heads, the 1/sqrt(D) scaling, the causal mask and c_proj "
                   "(mistake: forgetting the causal mask)",
-                  relative(y, attn(x)) < 1e-5);
+                  lesson::relative_difference(y, attn(x)) < 1e-5);
         // q and k grown until the logits pass 65504.
         {
             NoGradGuard no_grad;
@@ -139,7 +128,7 @@ TEST_SUITE("lab20")
         LAB_CHECK("the logits and softmax in f32 stay finite (mistake: leaving autocast on around the f32 logits)",
                   non_finite(yours) == 0);
         LAB_CHECK("and within 1 % of the fused op (mistake: leaving autocast on around the f32 logits)",
-                  relative(yours, fused) < 0.01);
+                  lesson::relative_difference(yours, fused) < 0.01);
         // Tokens 2 to 6 changed: the first token's output must not move.
         Tensor changed = x.clone();
         {
@@ -147,8 +136,8 @@ TEST_SUITE("lab20")
             changed.narrow(1, 1, 5).copy_(zeros({2, 5, 16}));
         }
         LAB_CHECK("causal: the first token's output depends on the first token only (mistake: forgetting the causal mask)",
-                  relative(attention_with_f32_logits(attn, changed).select(1, 0), attention_with_f32_logits(attn, x).select(1, 0)) <
-                      1e-6);
+                  lesson::relative_difference(attention_with_f32_logits(attn, changed).select(1, 0),
+                                              attention_with_f32_logits(attn, x).select(1, 0)) < 1e-6);
         // Backward through it, from under f16 autocast.
         const Tensor xl = x.detach().requires_grad_();
         Tensor out;

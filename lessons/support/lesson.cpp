@@ -153,15 +153,4 @@ std::string wrap(std::string_view text, std::size_t width)
     return out;
 }
 
-double relative_difference(const Tensor& a, const Tensor& b)
-{
-    const std::vector<double> va = a.to_vector(), vb = b.to_vector();
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < va.size(); ++i) {
-        diff += (va[i] - vb[i]) * (va[i] - vb[i]);
-        norm += vb[i] * vb[i];
-    }
-    return std::sqrt(diff / norm);
-}
-
 }  // namespace tinyamp::lesson

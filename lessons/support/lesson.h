@@ -18,6 +18,7 @@
 
 #include <tinyamp/tinyamp.h>
 
+#include "lessons/support/tensor_distance.h"  // relative_difference, max_abs_difference
 #include "tools/plot/svg_plot.h"
 
 namespace tinyamp::lesson {
@@ -105,9 +106,5 @@ std::string fmt(double value);
 /// (existing line breaks are kept): for sentences a lesson did not write itself, such as
 /// backends::cpu::matmul_hardware().expectation, before say() or expect() indents them.
 std::string wrap(std::string_view text, std::size_t width = 96);
-
-/// ||a - b|| / ||b|| over all elements, computed in f64: how far a low-precision result is from
-/// its f32 reference.
-double relative_difference(const Tensor& a, const Tensor& b);
 
 }  // namespace tinyamp::lesson

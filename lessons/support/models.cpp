@@ -72,4 +72,34 @@ std::vector<double> Mlp::snapshot() const
     return all;
 }
 
+namespace {
+
+template <class Model>
+double train_one_epoch_of(Model& model, optim::Optimizer& optimizer, data::DataLoader& loader)
+{
+    double total = 0;
+    int steps = 0;
+    for (const data::Batch& batch : loader) {
+        optimizer.zero_grad();
+        const Tensor loss = cross_entropy(model(batch.features), batch.labels);
+        loss.backward();
+        optimizer.step();
+        total += loss.item();
+        ++steps;
+    }
+    return total / steps;
+}
+
+}  // namespace
+
+double train_one_epoch(const Mlp& model, optim::Optimizer& optimizer, data::DataLoader& loader)
+{
+    return train_one_epoch_of(model, optimizer, loader);
+}
+
+double train_one_epoch(nn::Module& model, optim::Optimizer& optimizer, data::DataLoader& loader)
+{
+    return train_one_epoch_of(model, optimizer, loader);
+}
+
 }  // namespace tinyamp::lesson

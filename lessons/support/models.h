@@ -48,4 +48,10 @@ private:
     std::vector<Tensor> params_;
 };
 
+/// One epoch of plain training: for each batch, zero_grad, cross_entropy(model(features), labels),
+/// backward, step. Returns the mean of the batches' losses.
+double train_one_epoch(const Mlp& model, optim::Optimizer& optimizer, data::DataLoader& loader);
+/// The same for a module (an nn::Sequential, say).
+double train_one_epoch(nn::Module& model, optim::Optimizer& optimizer, data::DataLoader& loader);
+
 }  // namespace tinyamp::lesson

@@ -41,34 +41,41 @@ protected:
     explicit Loss(Reduction how) : reduction(how) {}
 };
 
+/// What CrossEntropyLoss and NLLLoss share (as PyTorch's _WeightedLoss, less the weight): a
+/// target of class indices, of which one value, ignore_index, marks the samples to skip.
+class ClassIndexLoss : public Loss {
+public:
+    const std::int64_t ignore_index;  ///< target value that is skipped (PyTorch's default, -100)
+
+protected:
+    /// `ignore` is the target value whose samples give 0 and are left out of the mean.
+    ClassIndexLoss(Reduction how, std::int64_t ignore) : Loss(how), ignore_index(ignore) {}
+};
+
 /// cross_entropy(logits [N, C], target i64 [N]), as torch.nn.CrossEntropyLoss: log-softmax and
 /// negative log likelihood in one stable op.
 ///
 /// Errors come from the op: Error(dtype) for integer logits or a target that is not i64,
 /// Error(shape) for mismatched shapes, Error(index) for a class index outside [0, C) that is
 /// not ignore_index.
-class CrossEntropyLoss : public Loss {
+class CrossEntropyLoss : public ClassIndexLoss {
 public:
     /// `ignore` is the target value whose samples give 0 and are left out of the mean.
-    explicit CrossEntropyLoss(Reduction how = Reduction::mean, std::int64_t ignore = -100) : Loss(how), ignore_index(ignore) {}
+    explicit CrossEntropyLoss(Reduction how = Reduction::mean, std::int64_t ignore = -100) : ClassIndexLoss(how, ignore) {}
     using Loss::forward;
     Tensor forward(const Tensor& input, const Tensor& target) override;
     std::string type_name() const override { return "CrossEntropyLoss"; }
-
-    const std::int64_t ignore_index;  ///< target value that is skipped (PyTorch's default, -100)
 };
 
 /// nll_loss(log_probs [N, C], target i64 [N]), as torch.nn.NLLLoss: the input holds log
 /// probabilities (a log_softmax output). Errors as CrossEntropyLoss.
-class NLLLoss : public Loss {
+class NLLLoss : public ClassIndexLoss {
 public:
     /// `ignore` is the target value whose samples give 0 and are left out of the mean.
-    explicit NLLLoss(Reduction how = Reduction::mean, std::int64_t ignore = -100) : Loss(how), ignore_index(ignore) {}
+    explicit NLLLoss(Reduction how = Reduction::mean, std::int64_t ignore = -100) : ClassIndexLoss(how, ignore) {}
     using Loss::forward;
     Tensor forward(const Tensor& input, const Tensor& target) override;
     std::string type_name() const override { return "NLLLoss"; }
-
-    const std::int64_t ignore_index;  ///< target value that is skipped (PyTorch's default, -100)
 };
 
 /// mse_loss(input, target), both of one shape, as torch.nn.MSELoss. Both must be floating point

@@ -19,13 +19,21 @@ namespace {
 using detail::binary;
 using detail::unary_float;
 
+// unary_float for an op whose backward is written in its output (exp, sqrt, tanh, sigmoid): the
+// output is kept for it.
+template <class Fn>
+Tensor unary_float_keeping_output(Context& ctx, const char* op, const Tensor& x, Fn fn)
+{
+    Tensor out = unary_float(op, x, fn);
+    ctx.save_for_backward({out});
+    return out;
+}
+
 struct ExpOp {
     static constexpr const char* name = "exp";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        Tensor out = unary_float(name, x, [](auto v) { return std::exp(v); });
-        ctx.save_for_backward({out});
-        return out;
+        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::exp(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {mul(grad, ctx.saved_tensors()[0])}; }
 };
@@ -44,9 +52,7 @@ struct SqrtOp {
     static constexpr const char* name = "sqrt";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        Tensor out = unary_float(name, x, [](auto v) { return std::sqrt(v); });
-        ctx.save_for_backward({out});
-        return out;
+        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::sqrt(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {div(grad, mul(ctx.saved_tensors()[0], 2.0))}; }
 };
@@ -55,9 +61,7 @@ struct TanhOp {
     static constexpr const char* name = "tanh";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        Tensor out = unary_float(name, x, [](auto v) { return std::tanh(v); });
-        ctx.save_for_backward({out});
-        return out;
+        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::tanh(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -71,14 +75,12 @@ struct SigmoidOp {
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         // Written so that exp never overflows: for x < 0, e^x / (1 + e^x).
-        Tensor out = unary_float(name, x, [](auto v) {
+        return unary_float_keeping_output(ctx, name, x, [](auto v) {
             using V = decltype(v);
             if (v >= V(0)) return V(1) / (V(1) + std::exp(-v));
             const V e = std::exp(v);
             return e / (V(1) + e);
         });
-        ctx.save_for_backward({out});
-        return out;
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {

@@ -200,6 +200,28 @@ Tensor row_grad(const Tensor& grad, Reduction reduction, std::int64_t n, DType c
     return reduction == Reduction::none ? g.reshape({n, 1}) : g;
 }
 
+// The forward of both class-index losses: on CUDA the class_loss kernel (`log_probs_given` says
+// which loss), on the CPU `sample_loss(row, label)` for each sample that is not ignored (ignored
+// ones give 0), then the reduction. `row` points at the sample's C scores, in the input's dtype.
+template <class SampleLoss>
+Tensor class_index_loss(const ClassBatch& b, bool log_probs_given, Reduction reduction, std::int64_t ignore_index,
+                        SampleLoss sample_loss)
+{
+    const std::int64_t kept = count_kept(b.labels, ignore_index);
+    if (b.rows.device().is_cuda())
+        return cuda_forward::class_loss(log_probs_given, b.rows, b.labels, b.loss_shape, reduction, ignore_index, kept);
+    const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
+    Tensor out;
+    visit_float_dtype(b.rows.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<compute_t<T>> losses(std::size_t(b.n), 0);
+        for (std::int64_t i = 0; i < b.n; ++i)
+            if (labels[i] != ignore_index) losses[std::size_t(i)] = sample_loss(b.rows.data_ptr<T>() + i * b.classes, labels[i]);
+        out = reduce_losses<T>(losses, b.loss_shape, reduction, kept);
+    });
+    return out;
+}
+
 struct NllLossOp {
     static constexpr const char* name = "nll_loss";
     static Tensor forward(Context& ctx, const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index)
@@ -209,19 +231,7 @@ struct NllLossOp {
         ctx.save("input_shape", log_probs.shape());
         ctx.save("reduction", reduction);
         ctx.save("ignore_index", ignore_index);
-        if (b.rows.device().is_cuda())
-            return cuda_forward::class_loss(true, b.rows, b.labels, b.loss_shape, reduction, ignore_index, count_kept(b.labels, ignore_index));
-        const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
-        Tensor out;
-        visit_float_dtype(log_probs.dtype(), [&](auto tag) {
-            using T = decltype(tag);
-            const T* x = b.rows.data_ptr<T>();
-            std::vector<compute_t<T>> losses(std::size_t(b.n), 0);
-            for (std::int64_t i = 0; i < b.n; ++i)
-                if (labels[i] != ignore_index) losses[std::size_t(i)] = -load(x[i * b.classes + labels[i]]);
-            out = reduce_losses<T>(losses, b.loss_shape, reduction, count_kept(b.labels, ignore_index));
-        });
-        return out;
+        return class_index_loss(b, true, reduction, ignore_index, [](const auto* x, std::int64_t label) { return -load(x[label]); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -244,28 +254,15 @@ struct CrossEntropyOp {
         ctx.save_for_backward({logits, b.labels});
         ctx.save("reduction", reduction);
         ctx.save("ignore_index", ignore_index);
-        if (b.rows.device().is_cuda())
-            return cuda_forward::class_loss(false, b.rows, b.labels, b.loss_shape, reduction, ignore_index, count_kept(b.labels, ignore_index));
-        const std::int64_t* labels = b.labels.data_ptr<std::int64_t>();
-        Tensor out;
-        visit_float_dtype(logits.dtype(), [&](auto tag) {
-            using T = decltype(tag);
-            using C = compute_t<T>;
-            std::vector<C> losses(std::size_t(b.n), 0);
-            for (std::int64_t i = 0; i < b.n; ++i) {
-                if (labels[i] == ignore_index) continue;
-                // -log softmax(x)[t] = log(sum_j e^(x_j - m)) - (x_t - m), with m the row's maximum:
-                // every exponent is <= 0, so nothing overflows, whatever the logits.
-                const T* x = b.rows.data_ptr<T>() + i * b.classes;
-                C m = load(x[0]);
-                for (std::int64_t j = 1; j < b.classes; ++j) m = std::max(m, load(x[j]));
-                C total = 0;
-                for (std::int64_t j = 0; j < b.classes; ++j) total += std::exp(load(x[j]) - m);
-                losses[std::size_t(i)] = std::log(total) - (load(x[labels[i]]) - m);
-            }
-            out = reduce_losses<T>(losses, b.loss_shape, reduction, count_kept(b.labels, ignore_index));
+        return class_index_loss(b, false, reduction, ignore_index, [&](const auto* x, std::int64_t label) {
+            // -log softmax(x)[t] = log(sum_j e^(x_j - m)) - (x_t - m), with m the row's maximum:
+            // every exponent is <= 0, so nothing overflows, whatever the logits.
+            auto m = load(x[0]);
+            for (std::int64_t j = 1; j < b.classes; ++j) m = std::max(m, load(x[j]));
+            decltype(m) total = 0;
+            for (std::int64_t j = 0; j < b.classes; ++j) total += std::exp(load(x[j]) - m);
+            return std::log(total) - (load(x[label]) - m);
         });
-        return out;
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {

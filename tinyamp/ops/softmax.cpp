@@ -51,49 +51,36 @@ Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::o
     return out;
 }
 
-// Both ops keep their output (the backward formulas are written in it), the dim and x's dtype.
-Tensor forward_and_save(Context& ctx, const char* name, const Tensor& x, std::int64_t dim, std::optional<DType> dtype, SoftmaxKind kind)
-{
-    Tensor y = softmax_forward(name, x, dim, dtype, kind);
-    ctx.save_for_backward({y});
-    ctx.save("dim", wrap_dim(dim, x.dim()));
-    ctx.save("input_dtype", x.dtype());
-    return y;
-}
-
-struct SoftmaxOp {
-    static constexpr const char* name = "softmax";
+// softmax and log_softmax are one op but for the kernel's kind and the backward formula. Both
+// keep their output (the backward formulas are written in it), the dim and x's dtype.
+template <SoftmaxKind kind>
+struct SoftmaxFamilyOp {
+    static constexpr const char* name = kind == SoftmaxKind::probabilities ? "softmax" : "log_softmax";
     static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
     {
-        return forward_and_save(ctx, name, x, dim, dtype, SoftmaxKind::probabilities);
+        Tensor y = softmax_forward(name, x, dim, dtype, kind);
+        ctx.save_for_backward({y});
+        ctx.save("dim", wrap_dim(dim, x.dim()));
+        ctx.save("input_dtype", x.dtype());
+        return y;
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
-        // dx = y * (g - sum(g * y, dim))
         const DType c = compute_dtype(grad.dtype());
         const Tensor y = ctx.saved_tensors()[0].to(c);
         const Tensor g = grad.to(c);
-        const Tensor gx = mul(y, sub(g, sum(mul(g, y), {ctx.get<std::int64_t>("dim")}, true)));
+        const std::int64_t dim = ctx.get<std::int64_t>("dim");
+        Tensor gx;
+        if constexpr (kind == SoftmaxKind::probabilities)
+            gx = mul(y, sub(g, sum(mul(g, y), {dim}, true)));  // dx = y * (g - sum(g * y, dim))
+        else
+            gx = sub(g, mul(exp(y), sum(g, {dim}, true)));  // dx = g - exp(y) * sum(g, dim), where exp(y) is the softmax
         return {gx.to(ctx.get<DType>("input_dtype"))};
     }
 };
 
-struct LogSoftmaxOp {
-    static constexpr const char* name = "log_softmax";
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
-    {
-        return forward_and_save(ctx, name, x, dim, dtype, SoftmaxKind::log_probabilities);
-    }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
-    {
-        // dx = g - exp(y) * sum(g, dim), where exp(y) is the softmax
-        const DType c = compute_dtype(grad.dtype());
-        const Tensor y = ctx.saved_tensors()[0].to(c);
-        const Tensor g = grad.to(c);
-        const Tensor gx = sub(g, mul(exp(y), sum(g, {ctx.get<std::int64_t>("dim")}, true)));
-        return {gx.to(ctx.get<DType>("input_dtype"))};
-    }
-};
+using SoftmaxOp = SoftmaxFamilyOp<SoftmaxKind::probabilities>;
+using LogSoftmaxOp = SoftmaxFamilyOp<SoftmaxKind::log_probabilities>;
 
 }  // namespace
 

@@ -14,26 +14,31 @@
 namespace tinyamp {
 namespace {
 
-struct ViewOp {
-    static constexpr const char* name = "view";
+// view, reshape, unsqueeze and squeeze give the same elements a new shape (reshape copies them
+// where no view can), so the gradient only needs the input's shape back. `new_shape` is the
+// layout function; its argument is a shape or a dim.
+template <class Arg, Tensor (*new_shape)(const Tensor&, Arg)>
+struct NewShapeOp {
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
+    static Tensor forward(Context& ctx, const Tensor& x, Arg arg)
     {
         ctx.save("input_shape", x.shape());
-        return layout::view(x, shape);
+        return new_shape(x, arg);
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
 };
 
-struct ReshapeOp {
+struct ViewOp : NewShapeOp<const Shape&, layout::view> {
+    static constexpr const char* name = "view";
+};
+struct ReshapeOp : NewShapeOp<const Shape&, layout::reshape> {
     static constexpr const char* name = "reshape";
-    static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
-    {
-        ctx.save("input_shape", x.shape());
-        return layout::reshape(x, shape);
-    }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+};
+struct UnsqueezeOp : NewShapeOp<std::int64_t, layout::unsqueeze> {
+    static constexpr const char* name = "unsqueeze";
+};
+struct SqueezeOp : NewShapeOp<std::int64_t, layout::squeeze> {
+    static constexpr const char* name = "squeeze";
 };
 
 struct TransposeOp {
@@ -125,29 +130,6 @@ struct SelectOp {
     }
 };
 
-// unsqueeze, squeeze: the gradient only needs the input's shape back.
-struct UnsqueezeOp {
-    static constexpr const char* name = "unsqueeze";
-    static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
-    {
-        ctx.save("input_shape", x.shape());
-        return layout::unsqueeze(x, dim);
-    }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
-};
-
-struct SqueezeOp {
-    static constexpr const char* name = "squeeze";
-    static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim)
-    {
-        ctx.save("input_shape", x.shape());
-        return layout::squeeze(x, dim);
-    }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
-};
-
 struct ExpandOp {
     static constexpr const char* name = "expand";
     static constexpr bool takes_minifloat = true;
@@ -167,27 +149,25 @@ struct CloneOp {
     static std::vector<Tensor> backward(Context&, const Tensor& grad) { return {grad}; }
 };
 
-// The cast: its backward casts the gradient back to the dtype the input had.
-struct ToDTypeOp {
-    static constexpr const char* name = "to";
+// The casts, to a dtype ("to") and to a device ("to_device"): the backward casts the gradient
+// back to the input's dtype or device. `source_of` reads that from the input; `cast` is the layout
+// function.
+template <class Target, Target (Tensor::*source_of)() const, Tensor (*cast)(const Tensor&, Target)>
+struct CastOp {
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, DType dtype)
+    static Tensor forward(Context& ctx, const Tensor& x, Target target)
     {
-        ctx.save("source", x.dtype());
-        return layout::convert(x, dtype);
+        ctx.save("source", (x.*source_of)());
+        return cast(x, target);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<DType>("source"))}; }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<Target>("source"))}; }
 };
 
-struct ToDeviceOp {
+struct ToDTypeOp : CastOp<DType, &Tensor::dtype, layout::convert> {
+    static constexpr const char* name = "to";
+};
+struct ToDeviceOp : CastOp<Device, &Tensor::device, layout::to_device> {
     static constexpr const char* name = "to_device";
-    static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, Device device)
-    {
-        ctx.save("source", x.device());
-        return layout::to_device(x, device);
-    }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<Device>("source"))}; }
 };
 
 }  // namespace

@@ -7,18 +7,15 @@
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {
-using detail::AdamRule;
-using detail::AdamScalars;
-
 namespace {
 
 void check(const AdamOptions& o)
 {
-    TINYAMP_CHECK(o.lr >= 0, value, "Invalid learning rate: ", o.lr, " (it must be >= 0)");
-    TINYAMP_CHECK(o.eps >= 0, value, "Invalid epsilon value: ", o.eps, " (it must be >= 0)");
+    detail::check_non_negative("learning rate", o.lr);
+    detail::check_non_negative("epsilon value", o.eps);
     TINYAMP_CHECK(o.beta1 >= 0 && o.beta1 < 1, value, "Invalid beta parameter at index 0: ", o.beta1, " (it must be in [0, 1))");
     TINYAMP_CHECK(o.beta2 >= 0 && o.beta2 < 1, value, "Invalid beta parameter at index 1: ", o.beta2, " (it must be in [0, 1))");
-    TINYAMP_CHECK(o.weight_decay >= 0, value, "Invalid weight_decay value: ", o.weight_decay, " (it must be >= 0)");
+    detail::check_non_negative("weight_decay value", o.weight_decay);
 }
 
 std::vector<ParamGroup> one_group(std::vector<Tensor> params, double lr) { return {ParamGroup{std::move(params), lr}}; }
@@ -57,15 +54,15 @@ void Adam::apply_update()
         const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
         const double step_size = lr / bias_correction1;
         // PyTorch's single-tensor Adam, operation for operation (kernels/optimizer_rules.h, AdamRule).
-        const AdamScalars scalars{.lr = lr,
-                                  .beta1 = o.beta1,
-                                  .beta2 = o.beta2,
-                                  .eps = o.eps,
-                                  .weight_decay = o.weight_decay,
-                                  .bias_correction2_sqrt = bias_correction2_sqrt,
-                                  .step_size = step_size,
-                                  .decoupled = decoupled_};
-        detail::update_elements<AdamRule>(p, p.grad(), state["exp_avg"], state["exp_avg_sq"], scalars);
+        const detail::AdamScalars scalars{.lr = lr,
+                                          .beta1 = o.beta1,
+                                          .beta2 = o.beta2,
+                                          .eps = o.eps,
+                                          .weight_decay = o.weight_decay,
+                                          .bias_correction2_sqrt = bias_correction2_sqrt,
+                                          .step_size = step_size,
+                                          .decoupled = decoupled_};
+        detail::update_elements<detail::AdamRule>(p, p.grad(), state["exp_avg"], state["exp_avg_sq"], scalars);
     });
 }
 

@@ -52,27 +52,26 @@ void LRScheduler::check_state(std::int64_t last_epoch, const std::vector<double>
 }
 
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
-    : LRScheduler(optimizer, "StepLR"), step_size_(step_size), gamma_(gamma)
+    : LRSchedulerWithState(optimizer, "StepLR", {.step_size = step_size, .gamma = gamma})
 {
     TINYAMP_CHECK(step_size > 0, value, "StepLR: step_size must be a positive number of epochs, got ", step_size);
     TINYAMP_CHECK(gamma > 0, value, "StepLR: gamma must be > 0 (it multiplies the learning rate), got ", gamma);
     initial_step();
 }
 
-double StepLR::lr_at(double base_lr, std::int64_t epoch) const { return base_lr * std::pow(gamma_, double(epoch / step_size_)); }
-
-void StepLR::load_state_dict(const StepLRState& state)
+double StepLR::lr_at(double base_lr, std::int64_t epoch) const
 {
-    check_state(state.last_epoch, state.base_lrs);
+    return base_lr * std::pow(settings().gamma, double(epoch / settings().step_size));
+}
+
+void StepLR::check_settings(const StepLRState& state) const
+{
     TINYAMP_CHECK(state.step_size > 0 && state.gamma > 0, value, "StepLR state needs step_size > 0 and gamma > 0, has step_size ",
                   state.step_size, " and gamma ", state.gamma);
-    step_size_ = state.step_size;
-    gamma_ = state.gamma;
-    set_state(state.last_epoch, state.base_lrs);
 }
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
-    : LRScheduler(optimizer, "CosineAnnealingLR"), T_max_(T_max), eta_min_(eta_min)
+    : LRSchedulerWithState(optimizer, "CosineAnnealingLR", {.T_max = T_max, .eta_min = eta_min})
 {
     TINYAMP_CHECK(T_max > 0, value, "CosineAnnealingLR: T_max must be a positive number of steps, got ", T_max);
     TINYAMP_CHECK(std::isfinite(eta_min) && eta_min >= 0, value, "CosineAnnealingLR: eta_min must be a finite lr >= 0, got ", eta_min);
@@ -81,22 +80,19 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, d
 
 double CosineAnnealingLR::lr_at(double base_lr, std::int64_t epoch) const
 {
-    return eta_min_ + (base_lr - eta_min_) * (1.0 + std::cos(std::numbers::pi * double(epoch) / double(T_max_))) / 2.0;
+    const double eta_min = settings().eta_min;
+    return eta_min + (base_lr - eta_min) * (1.0 + std::cos(std::numbers::pi * double(epoch) / double(settings().T_max))) / 2.0;
 }
 
-void CosineAnnealingLR::load_state_dict(const CosineAnnealingLRState& state)
+void CosineAnnealingLR::check_settings(const CosineAnnealingLRState& state) const
 {
-    check_state(state.last_epoch, state.base_lrs);
     TINYAMP_CHECK(state.T_max > 0 && std::isfinite(state.eta_min) && state.eta_min >= 0, value,
                   "CosineAnnealingLR state needs T_max > 0 and a finite eta_min >= 0, has T_max ", state.T_max, " and eta_min ",
                   state.eta_min);
-    T_max_ = state.T_max;
-    eta_min_ = state.eta_min;
-    set_state(state.last_epoch, state.base_lrs);
 }
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t)> lr_lambda)
-    : LRScheduler(optimizer, "LambdaLR"), lr_lambda_(std::move(lr_lambda))
+    : LRSchedulerWithState(optimizer, "LambdaLR", {}), lr_lambda_(std::move(lr_lambda))
 {
     TINYAMP_CHECK(lr_lambda_ != nullptr, value, "LambdaLR: lr_lambda is empty; pass a function of the step number that "
                                                 "returns the factor of the base lr");
@@ -109,12 +105,6 @@ double LambdaLR::lr_at(double base_lr, std::int64_t epoch) const
     TINYAMP_CHECK(std::isfinite(factor) && factor >= 0, value, "LambdaLR: lr_lambda(", epoch, ") returned ", factor,
                   "; the factor of the base lr must be finite and >= 0");
     return base_lr * factor;
-}
-
-void LambdaLR::load_state_dict(const LambdaLRState& state)
-{
-    check_state(state.last_epoch, state.base_lrs);
-    set_state(state.last_epoch, state.base_lrs);
 }
 
 }  // namespace tinyamp::optim

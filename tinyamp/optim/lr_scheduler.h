@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "tinyamp/optim/optimizer.h"
@@ -87,6 +88,47 @@ private:
     std::vector<double> last_lrs_;
 };
 
+/// The state_dict() and load_state_dict() of StepLR, CosineAnnealingLR and LambdaLR, over the
+/// scheduler's State: last_epoch and base_lrs (which LRScheduler keeps), then the scheduler's own
+/// settings (which this class keeps, in a State whose last_epoch and base_lrs it does not read).
+template <class State>
+class LRSchedulerWithState : public LRScheduler {
+public:
+    /// What a checkpoint saves (PyTorch's scheduler.state_dict()).
+    State state_dict() const
+    {
+        State state = settings_;
+        state.last_epoch = last_epoch();
+        state.base_lrs = base_lrs();
+        return state;
+    }
+    /// Checks the state fits this optimizer (one base lr per group), then sets it and the groups' lrs
+    /// to their values at last_epoch (PyTorch leaves that to optimizer.load_state_dict; the result
+    /// is the same when both are loaded). Throws a value Error, changing nothing, for a state that
+    /// does not fit, settings the scheduler refuses, or a negative last_epoch or base lr.
+    void load_state_dict(const State& state)
+    {
+        check_state(state.last_epoch, state.base_lrs);
+        check_settings(state);
+        settings_ = state;
+        set_state(state.last_epoch, state.base_lrs);
+    }
+
+protected:
+    /// Takes the groups' current lrs as the base lrs, and the settings of `settings`.
+    LRSchedulerWithState(Optimizer& optimizer, const char* name, State settings)
+        : LRScheduler(optimizer, name), settings_(std::move(settings))
+    {
+    }
+    /// The scheduler's own settings (the fields of State after base_lrs).
+    const State& settings() const { return settings_; }
+    /// Throws a value Error for settings in a loaded state that the scheduler refuses; none by default.
+    virtual void check_settings(const State& /*state*/) const {}
+
+private:
+    State settings_;
+};
+
 /// What a checkpoint saves of a StepLR.
 struct StepLRState {
     std::int64_t last_epoch = 0;   ///< Epochs stepped so far.
@@ -97,25 +139,15 @@ struct StepLRState {
 
 /// Decays every group's lr by \p gamma every \p step_size epochs (torch.optim.lr_scheduler.StepLR):
 /// lr = base_lr * gamma^(last_epoch / step_size) (integer division).
-class StepLR : public LRScheduler {
+class StepLR : public LRSchedulerWithState<StepLRState> {
 public:
     /// Takes the groups' current lrs as the base lrs. A step_size below 1 or a gamma <= 0 is a
-    /// value Error.
+    /// value Error, in the constructor and in a loaded state.
     StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
-
-    /// What a checkpoint saves (PyTorch's scheduler.state_dict()).
-    StepLRState state_dict() const { return {last_epoch(), base_lrs(), step_size_, gamma_}; }
-    /// Checks the state fits this optimizer (one base lr per group), then sets it and the groups' lrs
-    /// to their values at last_epoch (PyTorch leaves that to optimizer.load_state_dict; the result
-    /// is the same when both are loaded). Throws a value Error, changing nothing, for a state that
-    /// does not fit, a step_size or gamma that is not positive, or a negative last_epoch or base lr.
-    void load_state_dict(const StepLRState& state);
 
 private:
     double lr_at(double base_lr, std::int64_t epoch) const override;
-
-    std::int64_t step_size_;
-    double gamma_;
+    void check_settings(const StepLRState& state) const override;
 };
 
 /// What a checkpoint saves of a CosineAnnealingLR.
@@ -131,23 +163,15 @@ struct CosineAnnealingLRState {
 /// The lr is base_lr at step 0 and eta_min at step T_max; past T_max it rises again, with period
 /// 2 * T_max, as PyTorch's does. (PyTorch's step() uses an equivalent recursive form; the two
 /// agree to rounding, and the closed form does not let rounding build up.)
-class CosineAnnealingLR : public LRScheduler {
+class CosineAnnealingLR : public LRSchedulerWithState<CosineAnnealingLRState> {
 public:
     /// Takes the groups' current lrs as the base lrs. A T_max below 1 or an eta_min that is
-    /// negative or not finite is a value Error.
+    /// negative or not finite is a value Error, in the constructor and in a loaded state.
     CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0.0);
-
-    /// What a checkpoint saves (PyTorch's scheduler.state_dict()).
-    CosineAnnealingLRState state_dict() const { return {last_epoch(), base_lrs(), T_max_, eta_min_}; }
-    /// As StepLR::load_state_dict: a value Error, changing nothing, for a state that does not fit
-    /// the optimizer, a T_max below 1, a negative eta_min, or a negative last_epoch or base lr.
-    void load_state_dict(const CosineAnnealingLRState& state);
 
 private:
     double lr_at(double base_lr, std::int64_t epoch) const override;
-
-    std::int64_t T_max_;
-    double eta_min_;
+    void check_settings(const CosineAnnealingLRState& state) const override;
 };
 
 /// What a checkpoint saves of a LambdaLR: not the function, which the code that makes the
@@ -160,18 +184,12 @@ struct LambdaLRState {
 /// The lr of every group is its base lr times a factor the user's function gives for the step
 /// number (torch.optim.lr_scheduler.LambdaLR with one lr_lambda for all groups):
 /// lr = base_lr * lr_lambda(last_epoch). The file's comment shows nanoGPT's warmup + cosine.
-class LambdaLR : public LRScheduler {
+class LambdaLR : public LRSchedulerWithState<LambdaLRState> {
 public:
     /// Calls `lr_lambda(0)` at once, as PyTorch does, so the groups start at base_lr * lr_lambda(0).
     /// An empty function is a value Error, and so is a factor that is negative or not finite
     /// (at any step; the groups' lrs are then left as they were).
     LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t)> lr_lambda);
-
-    /// What a checkpoint saves (PyTorch's scheduler.state_dict(), less the function).
-    LambdaLRState state_dict() const { return {last_epoch(), base_lrs()}; }
-    /// As StepLR::load_state_dict: a value Error, changing nothing, for a state that does not fit
-    /// the optimizer or a negative last_epoch or base lr.
-    void load_state_dict(const LambdaLRState& state);
 
 private:
     double lr_at(double base_lr, std::int64_t epoch) const override;

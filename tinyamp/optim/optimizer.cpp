@@ -7,9 +7,13 @@
 #include "tinyamp/core/layout.h"
 
 namespace tinyamp::optim {
-namespace {
 
-void check_lr(double lr) { TINYAMP_CHECK(lr >= 0, value, "Invalid learning rate: ", lr, " (it must be >= 0)"); }
+void detail::check_non_negative(const char* what, double x)
+{
+    TINYAMP_CHECK(x >= 0, value, "Invalid ", what, ": ", x, " (it must be >= 0)");
+}
+
+namespace {
 
 std::string join(const std::vector<std::string>& names)
 {
@@ -25,7 +29,7 @@ Optimizer::Optimizer(std::vector<ParamGroup> groups, double default_lr) : groups
     std::set<const TensorImpl*> seen;
     for (ParamGroup& g : groups_) {
         if (std::isnan(g.lr)) g.lr = default_lr;
-        check_lr(g.lr);
+        detail::check_non_negative("learning rate", g.lr);
         for (const Tensor& p : g.params) {
             TINYAMP_CHECK(p.defined() && p.is_leaf() && p.requires_grad(), value,
                           "an optimizer needs leaf tensors that require grad (parameters); call requires_grad_() on them");
@@ -106,7 +110,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd)
                           type_name(), " shares every option except lr between its groups");
         }
         TINYAMP_CHECK(saved.options.count("lr"), value, "loaded state dict: group ", g, " has no lr");
-        check_lr(saved.options.at("lr"));
+        detail::check_non_negative("learning rate", saved.options.at("lr"));
         for (std::size_t j = 0; j < saved.params.size(); ++j) {
             TINYAMP_CHECK(position.emplace(saved.params[j], params.size()).second, value, "loaded state dict lists parameter ",
                           saved.params[j], " twice in its groups");

@@ -119,4 +119,12 @@ private:
     std::map<std::size_t, std::map<std::string, Tensor>> state_;
 };
 
+namespace detail {
+
+/// Throws a value Error with PyTorch's message, "Invalid <what>: <x> (it must be >= 0)", unless
+/// x >= 0 (a NaN fails too): how the optimizers check their lr, momentum, eps and weight_decay.
+void check_non_negative(const char* what, double x);
+
+}  // namespace detail
+
 }  // namespace tinyamp::optim

@@ -5,16 +5,13 @@
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {
-using detail::SgdRule;
-using detail::SgdScalars;
-
 namespace {
 
 void check(const SGDOptions& o)
 {
-    TINYAMP_CHECK(o.lr >= 0, value, "Invalid learning rate: ", o.lr, " (it must be >= 0)");
-    TINYAMP_CHECK(o.momentum >= 0, value, "Invalid momentum value: ", o.momentum, " (it must be >= 0)");
-    TINYAMP_CHECK(o.weight_decay >= 0, value, "Invalid weight_decay value: ", o.weight_decay, " (it must be >= 0)");
+    detail::check_non_negative("learning rate", o.lr);
+    detail::check_non_negative("momentum value", o.momentum);
+    detail::check_non_negative("weight_decay value", o.weight_decay);
     TINYAMP_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), value, "Nesterov momentum requires a momentum and zero dampening");
 }
 
@@ -30,16 +27,16 @@ void SGD::apply_update()
     const SGDOptions o = options_;
     for_each_param_with_grad([&](const ParamGroup& group, const Tensor& p, std::size_t index) {
         // PyTorch's single-tensor SGD, operation for operation (kernels/optimizer_rules.h, SgdRule).
-        SgdScalars scalars{.lr = group.lr, .weight_decay = o.weight_decay, .momentum = o.momentum, .dampening = o.dampening,
-                           .nesterov = o.nesterov, .first = false};
+        detail::SgdScalars scalars{.lr = group.lr, .weight_decay = o.weight_decay, .momentum = o.momentum, .dampening = o.dampening,
+                                   .nesterov = o.nesterov, .first = false};
         if (o.momentum == 0) {
-            detail::update_elements<SgdRule>(p, p.grad(), Tensor(), Tensor(), scalars);
+            detail::update_elements<detail::SgdRule>(p, p.grad(), Tensor(), Tensor(), scalars);
             return;
         }
         auto& state = state_at(index);
         scalars.first = !state.count("momentum_buffer");
         if (scalars.first) state["momentum_buffer"] = zeros_like(p);
-        detail::update_elements<SgdRule>(p, p.grad(), state["momentum_buffer"], Tensor(), scalars);
+        detail::update_elements<detail::SgdRule>(p, p.grad(), state["momentum_buffer"], Tensor(), scalars);
     });
 }
 
