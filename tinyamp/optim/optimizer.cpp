@@ -83,18 +83,15 @@ OptimizerStateDict Optimizer::state_dict() const
     return sd;
 }
 
-void Optimizer::load_state_dict(const OptimizerStateDict& sd)
+std::map<std::int64_t, std::size_t> Optimizer::check_loaded_groups(const OptimizerStateDict& sd) const
 {
-    // 1. Check everything and build the new state aside; nothing of this optimizer changes yet.
     TINYAMP_CHECK(sd.type == type_name(), value, "loaded state dict is for ", sd.type, ", but this optimizer is ", type_name(),
                   "; make the same kind of optimizer before loading");
     TINYAMP_CHECK(sd.param_groups.size() == groups_.size(), value, "loaded state dict has ", sd.param_groups.size(),
                   " parameter groups, but the optimizer has ", groups_.size());
-    const std::map<std::string, double> own = options();
     std::vector<std::string> keys{"lr"};
-    for (const auto& [key, value] : own) keys.push_back(key);
-    std::map<std::int64_t, std::size_t> position;  // saved id -> our parameter index, by position
-    std::vector<const Tensor*> params;
+    for (const auto& [key, value] : options()) keys.push_back(key);
+    std::map<std::int64_t, std::size_t> index_of;  // saved id -> our parameter index, by position
     for (std::size_t g = 0; g < groups_.size(); ++g) {
         const ParamGroupState& saved = sd.param_groups[g];
         TINYAMP_CHECK(saved.params.size() == groups_[g].params.size(), value,
@@ -111,20 +108,31 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd)
         }
         TINYAMP_CHECK(saved.options.count("lr"), value, "loaded state dict: group ", g, " has no lr");
         detail::check_non_negative("learning rate", saved.options.at("lr"));
-        for (std::size_t j = 0; j < saved.params.size(); ++j) {
-            TINYAMP_CHECK(position.emplace(saved.params[j], params.size()).second, value, "loaded state dict lists parameter ",
-                          saved.params[j], " twice in its groups");
-            params.push_back(&groups_[g].params[j]);
-        }
+        for (const std::int64_t id : saved.params)
+            TINYAMP_CHECK(index_of.emplace(id, index_of.size()).second, value, "loaded state dict lists parameter ", id, " twice in its groups");
     }
+    return index_of;
+}
+
+const Tensor& Optimizer::param_at(std::size_t index) const
+{
+    for (const ParamGroup& g : groups_) {
+        if (index < g.params.size()) return g.params[index];
+        index -= g.params.size();
+    }
+    TINYAMP_FAIL(state, "optimizer parameter index out of range");  // unreachable: indices come from the groups
+}
+
+Optimizer::State Optimizer::loaded_state(const OptimizerStateDict& sd, const std::map<std::int64_t, std::size_t>& index_of) const
+{
     const std::vector<std::string> names = state_names();
-    std::map<std::size_t, std::map<std::string, Tensor>> next;
+    State next;
     for (const auto& [id, entries] : sd.state) {
-        const auto where = position.find(id);
-        TINYAMP_CHECK(where != position.end(), value, "loaded state dict has state for parameter ", id,
+        const auto where = index_of.find(id);
+        TINYAMP_CHECK(where != index_of.end(), value, "loaded state dict has state for parameter ", id,
                       ", which none of its parameter groups lists");
         const std::size_t i = where->second;
-        const Tensor& param = *params[i];
+        const Tensor& param = param_at(i);
         for (const std::string& name : names)
             TINYAMP_CHECK(entries.empty() || entries.count(name), value, "loaded state of parameter ", id, " has no '", name, "'; ",
                           type_name(), " keeps ", join(names), " together");
@@ -142,8 +150,15 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd)
             next[i][name] = step ? copy : layout::to_device(copy, param.device());
         }
     }
+    return next;
+}
+
+void Optimizer::load_state_dict(const OptimizerStateDict& sd)
+{
+    // 1. Check everything and build the new state aside; nothing of this optimizer changes yet.
+    State next = loaded_state(sd, check_loaded_groups(sd));
     // 2. Commit. set_options checks its values before it changes anything, so it goes first.
-    std::map<std::string, double> shared = sd.param_groups.empty() ? own : sd.param_groups[0].options;
+    std::map<std::string, double> shared = sd.param_groups.empty() ? options() : sd.param_groups[0].options;
     shared.erase("lr");
     set_options(shared);
     for (std::size_t g = 0; g < groups_.size(); ++g) groups_[g].lr = sd.param_groups[g].options.at("lr");

@@ -114,9 +114,16 @@ protected:
     }
 
 private:
+    using State = std::map<std::size_t, std::map<std::string, Tensor>>;  // parameter index -> name -> tensor
+    /// load_state_dict's checks of the loaded groups; returns each saved parameter id's index here.
+    std::map<std::int64_t, std::size_t> check_loaded_groups(const OptimizerStateDict& sd) const;
+    /// load_state_dict's new state, checked and converted to each parameter's dtype and device.
+    State loaded_state(const OptimizerStateDict& sd, const std::map<std::int64_t, std::size_t>& index_of) const;
+    const Tensor& param_at(std::size_t index) const;
+
     std::int64_t step_calls_ = 0;
     std::vector<ParamGroup> groups_;
-    std::map<std::size_t, std::map<std::string, Tensor>> state_;
+    State state_;
 };
 
 namespace detail {
