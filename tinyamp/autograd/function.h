@@ -43,7 +43,7 @@ struct Function {
         return dispatch<Op>(args...);
     }
 
-    /// This op's name, known to policy tables (amp/op_names.h), so that a row can name it.
+    /// This op's name, known to policy tables (core/op_names.h), so that a row can name it.
     static inline const bool registered = register_op_name(Op::name);
 };
 

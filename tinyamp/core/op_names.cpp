@@ -1,19 +1,20 @@
 #include "tinyamp/core/op_names.h"
 
-#include <algorithm>
 #include <mutex>
 #include <set>
 
 namespace tinyamp {
 namespace {
 
-// The user Functions' names; registered at start-up (static initialization) or on first use.
-std::set<std::string, std::less<>>& user_ops(std::unique_lock<std::mutex>& lock)
+// The user Functions' names, registered at start-up (static initialization) or on first use.
+struct UserOps {
+    std::mutex mutex;
+    std::set<std::string, std::less<>> names;
+};
+UserOps& user_ops()
 {
-    static std::mutex mutex;
-    static std::set<std::string, std::less<>> names;
-    lock = std::unique_lock(mutex);
-    return names;
+    static UserOps ops;
+    return ops;
 }
 
 // Levenshtein distance: insertions, deletions and substitutions.
@@ -37,25 +38,24 @@ std::size_t edit_distance(std::string_view a, std::string_view b)
 
 bool register_op_name(std::string_view name)
 {
-    std::unique_lock<std::mutex> lock;
-    user_ops(lock).emplace(name);
+    const std::lock_guard lock(user_ops().mutex);
+    user_ops().names.emplace(name);
     return true;
 }
 
 bool is_known_op(std::string_view name)
 {
-    if (std::find(std::begin(kBuiltinOps), std::end(kBuiltinOps), name) != std::end(kBuiltinOps)) return true;
-    std::unique_lock<std::mutex> lock;
-    const auto& users = user_ops(lock);
-    return users.find(name) != users.end();
+    if (is_builtin_op(name)) return true;
+    const std::lock_guard lock(user_ops().mutex);
+    return user_ops().names.find(name) != user_ops().names.end();
 }
 
 std::vector<std::string> known_op_names()
 {
     std::vector<std::string> names(std::begin(kBuiltinOps), std::end(kBuiltinOps));
     {
-        std::unique_lock<std::mutex> lock;
-        for (const std::string& name : user_ops(lock)) names.push_back(name);
+        const std::lock_guard lock(user_ops().mutex);
+        names.insert(names.end(), user_ops().names.begin(), user_ops().names.end());
     }
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());

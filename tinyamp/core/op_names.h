@@ -5,6 +5,8 @@
 /// program uses (each registers its name when its class is instantiated: autograd/function.h).
 /// PolicyTable::set checks each row against them, so a misspelt row fails when the table is
 /// built or loaded, naming the nearest op, instead of never matching.
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,13 +25,10 @@ inline constexpr std::string_view kBuiltinOps[] = {
     "view", "where",
 };
 
+static_assert(std::is_sorted(std::begin(kBuiltinOps), std::end(kBuiltinOps)), "kBuiltinOps is searched by bisection: keep it sorted");
+
 /// Whether `name` is one of kBuiltinOps (usable in a static_assert).
-consteval bool is_builtin_op(std::string_view name)
-{
-    for (std::string_view op : kBuiltinOps)
-        if (op == name) return true;
-    return false;
-}
+constexpr bool is_builtin_op(std::string_view name) { return std::binary_search(std::begin(kBuiltinOps), std::end(kBuiltinOps), name); }
 
 /// Adds a user Function's name to the ops a policy table may name; returns true.
 bool register_op_name(std::string_view name);
