@@ -194,8 +194,16 @@ std::string list_html(const Lines& lines, std::size_t& i, const std::string& fol
     return html + "</" + kind + ">\n";
 }
 
+// "## Title": 2; 0 for a line that is no heading (1 to 6 '#', then a space).
+std::size_t heading_level(const std::string& trimmed)
+{
+    const std::size_t hashes = trimmed.find_first_not_of('#');
+    return hashes >= 1 && hashes <= 6 && hashes < trimmed.size() && trimmed[hashes] == ' ' ? hashes : 0;
+}
+
 std::string blocks_html(const Lines& lines, const std::string& folder)
 {
+    static const std::regex table_rule(R"(^\s*\|?[\s:|-]*-[\s:|-]*$)");  // |---|:---:|
     std::ostringstream html;
     for (std::size_t i = 0; i < lines.size();) {
         const std::string& line = lines[i];
@@ -209,8 +217,7 @@ std::string blocks_html(const Lines& lines, const std::string& folder)
                 html << escape_xml(lines[i].substr(std::min(lines[i].size(), indent_of(line)))) << "\n";
             html << "</code></pre>\n";
             ++i;
-        } else if (trimmed[0] == '#' && trimmed.find("# ") != std::string::npos && trimmed.find_first_not_of('#') == trimmed.find("# ") + 1) {
-            const std::size_t level = std::min<std::size_t>(trimmed.find(' '), 6);
+        } else if (const std::size_t level = heading_level(trimmed); level > 0) {
             html << "<h" << level << ">" << inline_html(trimmed.substr(level + 1), folder) << "</h" << level << ">\n";
             ++i;
         } else if (trimmed[0] == '>') {
@@ -220,7 +227,7 @@ std::string blocks_html(const Lines& lines, const std::string& folder)
                 quote.push_back(starts_with(q, " ") ? q.substr(1) : q);
             }
             html << "<blockquote>\n" << blocks_html(quote, folder) << "</blockquote>\n";
-        } else if (trimmed[0] == '|' && i + 1 < lines.size() && std::regex_match(lines[i + 1], std::regex(R"(^\s*\|?[\s:|-]*-[\s:|-]*$)"))) {
+        } else if (trimmed[0] == '|' && i + 1 < lines.size() && std::regex_match(lines[i + 1], table_rule)) {
             html << "<table>\n<tr>";
             for (const std::string& cell : table_cells(line)) html << "<th>" << inline_html(cell, folder) << "</th>";
             html << "</tr>\n";
@@ -237,7 +244,7 @@ std::string blocks_html(const Lines& lines, const std::string& folder)
             for (; i < lines.size() && !blank(lines[i]); ++i) {
                 const std::string t = lines[i].substr(indent_of(lines[i]));
                 std::size_t unused = 0;
-                if (!paragraph.empty() && (starts_with(t, "```") || t[0] == '#' || t[0] == '>' || !list_item(lines[i], unused).empty())) break;
+                if (!paragraph.empty() && (starts_with(t, "```") || heading_level(t) > 0 || t[0] == '>' || !list_item(lines[i], unused).empty())) break;
                 paragraph += (paragraph.empty() ? "" : "\n") + t;
             }
             html << "<p>" << inline_html(paragraph, folder) << "</p>\n";

@@ -239,6 +239,9 @@ TEST_CASE("a lesson's text becomes HTML: headings, tables, lists, code, quotes a
     CHECK(html.find("<blockquote>\n<p><b>Status.</b> Ran on a GPU.\nAll claims held.</p>\n</blockquote>") != std::string::npos);
     CHECK(count(html, "**") == 0);
     CHECK(count(html, "|---") == 0);
+    // "#60939" at a line's start is an issue number, not a heading: the paragraph goes on.
+    CHECK(lesson_text_html("PyTorch issues #40497 and\n#60939. The fix.\n", "20_gpt_precision") ==
+          "<p>PyTorch issues #40497 and\n#60939. The fix.</p>\n");
 }
 
 TEST_CASE("every lesson's text renders without Markdown left over")
