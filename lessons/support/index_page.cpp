@@ -68,7 +68,6 @@ void save_result(const LessonResult& r, const fs::path& out)
     for (const std::string& line : r.key_results) text << "key\t" << clean(line) << '\n';
     for (const Picture& p : r.pictures) text << "picture\t" << clean(p.file) << '\t' << clean(p.caption) << '\n';
     io::write_file_atomically((out / r.folder / "result.txt").string(), text.str());
-    copy_readme(r.folder, out / r.folder);
 }
 
 std::vector<LessonResult> load_results(const fs::path& out)
@@ -141,7 +140,6 @@ void write_lesson(std::ostringstream& page, const LessonResult& r, const fs::pat
 {
     page << "<h2 id=\"" << escape_xml(r.folder) << "\">" << r.number << ". " << escape_xml(r.title.empty() ? r.folder : r.title) << " <small class=\"" << escape_xml(r.status)
          << "\">" << escape_xml(r.status) << " (" << r.checks - r.failures << "/" << r.checks << " claims held)</small></h2>\n";
-    copy_readme(r.folder, out / r.folder);  // the text as the source tree has it now
     std::ifstream text{out / r.folder / "README.md"};
     if (!r.teaches.empty())
         page << "<p><b>Teaches:</b> " << escape_xml(r.teaches) << "."
@@ -199,7 +197,10 @@ fs::path write_index(const fs::path& out)
     page << "<h2 id=\"machine\">The machine</h2>\n<p>What this run's matrix products used (<code>tinyamp-tour --cpu</code> "
             "prints it; <code>TINYAMP_CPU</code> caps it). Lesson 1 says why bf16 is, or is not, faster here.</p>\n";
     write_machine(page, machine);
-    for (const LessonResult& r : load_results(out)) write_lesson(page, r, out, machine);
+    for (const LessonResult& r : load_results(out)) {
+        copy_readme(r.folder, out / r.folder);  // each lesson's text as the source tree has it now
+        write_lesson(page, r, out, machine);
+    }
     write_screenshots(page, out);
     page << "</body></html>\n";
     const fs::path index = out / "index.html";

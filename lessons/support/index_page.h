@@ -1,9 +1,8 @@
 #pragma once
 // What a lesson run leaves behind for the index page: OUT/NN_slug/result.txt (status, claims,
-// key results, pictures, the machine it ran on) and a copy of the lesson's README.md (the page
-// shows it rendered: lesson_text_html.h);
-// write_index() turns every such folder under OUT into OUT/index.html, so running one lesson
-// again keeps the others listed.
+// key results, pictures, the machine it ran on). write_index() turns every such folder under OUT
+// into OUT/index.html, so running one lesson again keeps the others listed, with each lesson's
+// text rendered (lesson_text_html.h) from a copy of its README.md it puts beside result.txt.
 #include <filesystem>
 #include <string>
 #include <vector>
