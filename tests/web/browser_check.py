@@ -165,27 +165,31 @@ def png_rows(png):
     return rows
 
 
-BF16_FILL, F16_FILL = (0xFF, 0x7F, 0x0E), (0x00, 0x9E, 0x73)  # tinyamp/trace/palette.cpp
-FP8_FILLS = {"f8e4m3fn": (0xD7, 0x2A, 0x24), "f8e5m2": (0x64, 0x17, 0x71)}  # the same palette
+# Fill colors of tinyamp/trace/palette.cpp.
+DTYPE_FILLS = {"bf16": (0xFF, 0x7F, 0x0E), "f16": (0x00, 0x9E, 0x73)}
+FP8_FILLS = {"f8e4m3fn": (0xD7, 0x2A, 0x24), "f8e5m2": (0x64, 0x17, 0x71)}
+
+
+def color_counts(png, colors, from_column=0.0):
+    """How many pixels of each of `colors` (name -> RGB) the screenshot has, in its columns from
+    the fraction `from_column` of its width on (0.75: the inspector, the right quarter)."""
+    counts = dict.fromkeys(colors, 0)
+    for row in png_rows(png):
+        part = row[int(len(row) * from_column):]
+        for name, color in colors.items():
+            counts[name] += part.count(color)
+    return counts
 
 
 def fill_counts(png):
     """How many pixels of the screenshot have bf16's and f16's fill: (bf16, f16)."""
-    bf16 = f16 = 0
-    for row in png_rows(png):
-        bf16 += row.count(BF16_FILL)
-        f16 += row.count(F16_FILL)
-    return bf16, f16
+    counts = color_counts(png, DTYPE_FILLS)
+    return counts["bf16"], counts["f16"]
 
 
 def inspector_counts(png):
     """How many pixels of each FP8 format's color the inspector (the right quarter) has."""
-    counts = dict.fromkeys(FP8_FILLS, 0)
-    for row in png_rows(png):
-        right = row[len(row) * 3 // 4:]
-        for name, color in FP8_FILLS.items():
-            counts[name] += right.count(color)
-    return counts
+    return color_counts(png, FP8_FILLS, from_column=0.75)
 
 
 def screenshot_checks(driver, checker, out, name):
