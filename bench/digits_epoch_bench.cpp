@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/library_switch.h"
-#include "tools/train/trainer.h"
+#include "training/trainer.h"
 
 namespace tinyamp::bench {
 

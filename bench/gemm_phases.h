@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include <tinyamp/core/dtype.h>
+#include <tinyamp/values/dtype.h>
 
 #include "bench/tuning_harness.h"
 

@@ -14,6 +14,9 @@ install(TARGETS tinyamp EXPORT tinyampTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tinyamp/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tinyamp
   FILES_MATCHING PATTERN "*.h")
+# tinyamp 0.1's header paths, each forwarding to where issue 40 moved it; for one release (compat/README.md).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/compat/tinyamp/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tinyamp
+  FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/generated/tinyamp/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tinyamp)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/ DESTINATION ${TINYAMP_INSTALL_DATA_DIR})
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Fails on an #include that goes up a floor (the table: scripts/floors.txt).
+"""Fails on an #include that goes up a floor (the table: scripts/floors.txt, floors of folders).
 
-    scripts/check_floors.py            check; print each upward include, exit 1 if there is one
-    scripts/check_floors.py --dot      print the floors and the includes between them as Graphviz DOT
+    scripts/check_floors.py [ROOT]        check; print each upward include, exit 1 if there is one
+    scripts/check_floors.py --dot         print the floors and the includes between them as Graphviz DOT
 
-Every file of the checkout with a C++ or CUDA suffix is read (build folders and shared/ are left
-out). An include names a project file when it starts with a top folder of the project
+Every file of the checkout (or of ROOT, a tree with its own scripts/floors.txt) with a C++ or
+CUDA suffix is read (build folders and shared/ are left out). A file is on the floor of its
+folder. An include names a project file when it starts with a top folder of the project
 ("tinyamp/...", "kernels/...", "lessons/..."): those are checked; anything else (<vector>,
-<doctest/doctest.h>) is not. A file on a floor may include files on its own floor or below it;
-a file of tinyamp/ or kernels/ that no pattern places is an error too.
+<doctest/doctest.h>) is not. A file may include files on its own floor or below it; a source
+file in a folder the table does not name is an error too.
 """
-import fnmatch
 import os
 import re
 import sys
@@ -18,7 +18,6 @@ import textwrap
 from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.path.join(ROOT, "scripts", "floors.txt")
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh", ".h.in")
 LEFT_OUT = {".git", "shared", "third_party"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
@@ -29,7 +28,7 @@ class TableError(Exception):
 
 
 def read_table(path):
-    """[(floor name, [patterns])], bottom to top."""
+    """[(floor name, [folders])], bottom to top; a folder is 'a/b/' (its files) or 'a/**' (its tree)."""
     floors = []
     with open(path, encoding="utf-8") as table:
         for number, line in enumerate(table, 1):
@@ -39,7 +38,10 @@ def read_table(path):
             if line.startswith("floor "):
                 name, _, patterns = line[len("floor "):].partition(":")
                 if not patterns.split():
-                    raise TableError(f"{path}:{number}: floor '{name.strip()}' lists no files")
+                    raise TableError(f"{path}:{number}: floor '{name.strip()}' lists no folders")
+                for folder in patterns.split():
+                    if not (folder.endswith("/") or folder.endswith("/**")):
+                        raise TableError(f"{path}:{number}: '{folder}' is not a folder: write 'a/b/' for its files or 'a/**' for its tree")
                 floors.append((name.strip(), patterns.split()))
             else:
                 raise TableError(f"{path}:{number}: a line starts with 'floor', not '{line.split()[0]}'")
@@ -49,14 +51,18 @@ def read_table(path):
 
 
 def floor_of(path, floors):
-    """The index of the floor of `path`, or None when no pattern matches it."""
-    best, best_weight = None, -1
-    for index, (_, patterns) in enumerate(floors):
-        for pattern in patterns:
-            if fnmatch.fnmatchcase(path, pattern):
-                weight = len(pattern.replace("*", ""))
-                if weight > best_weight:
-                    best, best_weight = index, weight
+    """The index of the floor of `path`'s folder, or None when the table does not name it. A
+    folder named for its files wins over a tree above it."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    best, best_length = None, -1
+    for index, (_, folders) in enumerate(floors):
+        for entry in folders:
+            if entry.endswith("/**"):
+                tree = entry[:-2]
+                if folder.startswith(tree) and len(tree) > best_length:
+                    best, best_length = index, len(tree)
+            elif folder == entry:
+                return index
     return best
 
 
@@ -78,11 +84,11 @@ def project_includes(path, top_folders):
 
 
 def resolve(included, floors):
-    """The file an include names: generated headers (version.h) by their template (version.h.in)."""
-    if os.path.exists(os.path.join(ROOT, included)):
-        return included
-    if os.path.exists(os.path.join(ROOT, included + ".in")):
-        return included + ".in"
+    """The file an include names: generated headers (version.h) by their template (version.h.in),
+    0.1's header paths by their forwarding header (compat/)."""
+    for candidate in (included, included + ".in", "compat/" + included):
+        if os.path.exists(os.path.join(ROOT, candidate)):
+            return candidate
     return included
 
 
@@ -97,11 +103,12 @@ def floors_dot(floors, between):
         '  edge [color="#5b6b84", arrowsize=0.6];',
     ]
     for index, (name, patterns) in enumerate(floors):
-        shown = [pattern.replace("tinyamp/", "").replace(".*", "").replace("/*", "/") for pattern in patterns]
+        shown = [folder for folder in patterns]
         uses = sorted(target + 1 for (source, target) in between if source == index and target < index)
         rows = textwrap.wrap(", ".join(shown), width=64)
-        rows.append(("includes floor " if len(uses) == 1 else "includes floors ") + ", ".join(map(str, uses)) if uses else "includes no other floor")
-        label = "\\n".join([f"{index + 1}. {name}"] + rows)
+        uses_text = "includes " + ", ".join(floors[target - 1][0] for target in uses) if uses else "includes no other floor"
+        rows += textwrap.wrap(uses_text, width=64)
+        label = "\\n".join([name] + rows)
         lines.append(f'  f{index} [label="{label}"];')
     for index in range(len(floors) - 1, 0, -1):  # the column, top down; solid where the floor above includes the one below
         style = "" if (index, index - 1) in between else " [style=dashed, arrowhead=none]"
@@ -111,8 +118,12 @@ def floors_dot(floors, between):
 
 
 def main():
+    global ROOT
+    arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if arguments:
+        ROOT = os.path.abspath(arguments[0])
     try:
-        floors = read_table(TABLE)
+        floors = read_table(os.path.join(ROOT, "scripts", "floors.txt"))
     except (OSError, TableError) as error:
         print(f"check_floors: {error}", file=sys.stderr)
         return 2
@@ -124,8 +135,7 @@ def main():
     for path in source_files():
         source_floor = floor_of(path, floors)
         if source_floor is None:
-            if path.split("/", 1)[0] in ("tinyamp", "kernels"):
-                unplaced.append(path)
+            unplaced.append(path)
             continue
         for line, included in project_includes(path, top_folders):
             target = resolve(included, floors)
@@ -143,9 +153,9 @@ def main():
 
     names = [name for name, _ in floors]
     for path, line, target, a, b in upward:
-        print(f"goes up: {path}:{line} includes {target}: floor {a + 1} ({names[a]}) -> {b + 1} ({names[b]})")
+        print(f"goes up: {path}:{line} includes {target}: floor {names[a]} -> floor {names[b]}, above it")
     for path in unplaced:
-        print(f"no floor: {path} (add a pattern for it to scripts/floors.txt)")
+        print(f"no floor: {path} (put it in a folder scripts/floors.txt names, or add its folder to a floor there)")
     print(f"check_floors: {len(upward)} upward include(s), {len(unplaced)} file(s) without a floor")
     return 1 if upward or unplaced else 0
 

@@ -14,9 +14,9 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# tinyamp/amp/ is what a student reads to learn autocast and GradScaler, tinyamp/amp/fp8/ what
-# they read to learn FP8 and MX training (lessons 17-19) (CONTRIBUTING.md).
-BUDGETS = {"tinyamp/amp": 900, "tinyamp/amp/fp8": 900}
+# tinyamp/amp/ is what a student reads to learn autocast (with the FP8 region of lessons 17-19),
+# tinyamp/scaler/ GradScaler (CONTRIBUTING.md).
+BUDGETS = {"tinyamp/amp": 900, "tinyamp/scaler": 900}
 SOURCE_SUFFIXES = (".h", ".cpp", ".cu", ".cuh")
 
 

@@ -32,7 +32,7 @@ for seed in "${seeds[@]}"; do
 done
 
 # The provoked failure: c_attn's weights at std 20 (1000 times nanoGPT's 0.02) make q and k of std
-# 20 * sqrt(128) = 226 and logits q.k / sqrt(32) of std about 226^2 = 51,000 (tools/train/gpt_model.h,
+# 20 * sqrt(128) = 226 and logits q.k / sqrt(32) of std about 226^2 = 51,000 (training/gpt_model.h,
 # qkv_init_std). The fused attention keeps them in f32; the composite one stores them in the
 # activations' dtype.
 for attention in fused composite; do

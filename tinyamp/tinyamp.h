@@ -6,30 +6,30 @@
 /// tensors and dtypes (core), autograd, the ops, autocast and GradScaler (amp), the dispatcher,
 /// traces, nn, optim, io and data; each include below says what it adds.
 
-#include "tinyamp/autograd/engine.h"     // backward()
-#include "tinyamp/autograd/function.h"   // Function<T>, Context
-#include "tinyamp/core/grad_mode.h"  // NoGradGuard
-#include "tinyamp/autograd/gradcheck.h"  // gradcheck
+#include "tinyamp/engine/engine.h"     // backward()
+#include "tinyamp/ops/function.h"   // Function<T>, Context
+#include "tinyamp/support/grad_mode.h"  // NoGradGuard
+#include "tinyamp/engine/gradcheck.h"  // gradcheck
 #include "tinyamp/autograd/node.h"       // Node (the graph)
-#include "tinyamp/core/device.h"     // Device::cpu(), Device::cuda(i)
+#include "tinyamp/values/device.h"     // Device::cpu(), Device::cuda(i)
 #include "tinyamp/backends/cpu.h"  // backends::cpu::matmul_hardware(): what this CPU gives bf16
-#include "tinyamp/core/dtype.h"      // DType f64/f32/f16/bf16/i64/bool and the FP8/FP4 ones, traits(), Half, BFloat16
-#include "tinyamp/core/fp4_packing.h"  // minifloat::pack_fp4x2, unpack_fp4: two FP4 codes in a byte
-#include "tinyamp/core/error.h"      // tinyamp::Error
-#include "tinyamp/core/factories.h"  // tensor, zeros, ones, full, arange, rand, randn
-#include "tinyamp/core/generator.h"  // Generator, manual_seed
-#include "tinyamp/core/parallel.h"   // set_num_threads, get_num_threads
-#include "tinyamp/core/shape.h"      // Shape, Strides
-#include "tinyamp/core/storage.h"    // memory_stats(), reset_peak_memory_stats()
-#include "tinyamp/core/tensor.h"     // Tensor
+#include "tinyamp/values/dtype.h"      // DType f64/f32/f16/bf16/i64/bool and the FP8/FP4 ones, traits(), Half, BFloat16
+#include "tinyamp/values/fp4_packing.h"  // minifloat::pack_fp4x2, unpack_fp4: two FP4 codes in a byte
+#include "tinyamp/support/error.h"      // tinyamp::Error
+#include "tinyamp/tensor/factories.h"  // tensor, zeros, ones, full, arange, rand, randn
+#include "tinyamp/support/generator.h"  // Generator, manual_seed
+#include "tinyamp/support/parallel.h"   // set_num_threads, get_num_threads
+#include "tinyamp/values/shape.h"      // Shape, Strides
+#include "tinyamp/tensor/storage.h"    // memory_stats(), reset_peak_memory_stats()
+#include "tinyamp/tensor/tensor.h"     // Tensor
 #include "tinyamp/amp/autocast.h"        // amp::autocast, autocast_function, clear_autocast_cache
 #include "tinyamp/amp/cast_policy.h"     // amp::CastPolicy, amp::PolicyTable
 #include "tinyamp/amp/custom_function.h" // amp::CustomFwd, amp::CustomBwd
-#include "tinyamp/amp/grad_scaler.h"     // amp::GradScaler
-#include "tinyamp/amp/fp8/fp8_autocast.h"    // amp::fp8_autocast: Linear layers in FP8/MX (TE's region)
-#include "tinyamp/amp/fp8/scaling_recipe.h"  // amp::Float8CurrentScaling, DelayedScaling, MXBlockScaling, NVFP4BlockScaling
-#include "tinyamp/core/warning.h"        // warn, set_warning_handler
-#include "tinyamp/dispatch.h"            // dispatch<Op>(...): the road every op takes
+#include "tinyamp/scaler/grad_scaler.h"     // amp::GradScaler
+#include "tinyamp/amp/fp8_autocast.h"    // amp::fp8_autocast: Linear layers in FP8/MX (TE's region)
+#include "tinyamp/values/scaling_recipe.h"  // amp::Float8CurrentScaling, DelayedScaling, MXBlockScaling, NVFP4BlockScaling
+#include "tinyamp/support/warning.h"        // warn, set_warning_handler
+#include "tinyamp/dispatch/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
 #include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
 #include "tinyamp/ops/attention.h"       // scaled_dot_product_attention (fused), scaled_dot_product_attention_reference
@@ -61,7 +61,7 @@
 #include "tinyamp/nn/flatten.h"          // nn::Flatten
 #include "tinyamp/nn/sequential.h"       // nn::Sequential
 #include "tinyamp/nn/loss.h"             // nn::CrossEntropyLoss, nn::MSELoss, ...
-#include "tinyamp/core/atomic_file.h"      // io::write_file_atomically
+#include "tinyamp/support/atomic_file.h"      // io::write_file_atomically
 #include "tinyamp/io/safetensors.h"      // io::save_safetensors, io::load_safetensors
 #include "tinyamp/io/checkpoint.h"       // io::save_checkpoint, io::load_checkpoint
 #include "tinyamp/data/data_loader.h"     // data::DataLoader, Batch

@@ -1,6 +1,6 @@
 // Block quantization (MX, NVFP4) along K: reference loops, one block at a time, and mx_encode's
 // fast path for FP8 elements over the bulk conversions of minifloat_convert.h. The layout is in
-// block_quantize.h; the scale rules are in tinyamp/amp/fp8/scaling_recipe.cpp.
+// block_quantize.h; the scale rules are in tinyamp/values/scaling_recipe.cpp.
 #include "kernels/cpu/block_quantize.h"
 #include "kernels/cpu/minifloat_convert.h"
 
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/fp4_packing.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/values/fp4_packing.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -14,12 +14,12 @@
 /// the tensor scale for NVFP4; the *_dequantize functions compute exactly that, in f32.
 ///
 /// The rules choosing each block's scale are amp::mx_block_scale and amp::nvfp4_block_scale
-/// (tinyamp/amp/fp8/scaling_recipe.h); elements are divided by the block's scale and cast with
+/// (tinyamp/values/scaling_recipe.h); elements are divided by the block's scale and cast with
 /// saturation (Overflow::saturate), as torchao's to_mx and nvfp4_quantize do.
 
 #include <cstdint>
 
-#include "tinyamp/amp/fp8/scaling_recipe.h"
+#include "tinyamp/values/scaling_recipe.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -3,7 +3,7 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/cpu_features.h"
-#include "tinyamp/core/half_bits.h"
+#include "tinyamp/values/half_bits.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Bulk conversions between dtypes over contiguous buffers (floor 2: raw memory, no Tensor).
+// Bulk conversions between dtypes over contiguous buffers (kernels/: raw memory, no Tensor).
 //
 // Every f32 <-> f16/bf16 conversion has a plain reference version (one element at a time through
 // Half / BFloat16) and fast versions for CPUs that have the instructions. All of them give the
@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::kernels::cpu {
 
@@ -27,7 +27,7 @@ BF16ToF32 bf16_to_f32;
 }  // namespace reference
 
 // Portable fast paths, for CPUs without the instructions below: the bit-level rounding of
-// tinyamp/core/half_bits.h, one element at a time but with no detour through double.
+// tinyamp/values/half_bits.h, one element at a time but with no detour through double.
 namespace bits {
 F32ToF16 f32_to_f16;
 F16ToF32 f16_to_f32;

@@ -11,8 +11,8 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/minifloat_convert.h"
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/bit_cast.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/values/bit_cast.h"
 
 namespace tinyamp::kernels::cpu {
 namespace {

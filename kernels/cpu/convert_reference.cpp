@@ -1,5 +1,5 @@
 // The reference conversions: one element at a time through the general rounding written out in
-// tinyamp/core/float_format.h (via double, which is exact for f32). Slow and obviously right; the
+// tinyamp/values/float_format.h (via double, which is exact for f32). Slow and obviously right; the
 // fast paths, and the bit-level scalar conversions Half and BFloat16 use (half_bits.h), are
 // tested against these.
 #include "kernels/cpu/convert.h"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernels/cpu/convert.h"
-#include "tinyamp/core/half.h"
-#include "tinyamp/core/shape.h"  // Shape, Strides: inline vectors, so no allocation per call
+#include "tinyamp/values/half.h"
+#include "tinyamp/values/shape.h"  // Shape, Strides: inline vectors, so no allocation per call
 
 namespace tinyamp::kernels::cpu {
 

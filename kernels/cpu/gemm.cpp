@@ -9,7 +9,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm_fast.h"
-#include "tinyamp/core/parallel.h"
+#include "tinyamp/support/parallel.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -26,7 +26,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/half.h"
+#include "tinyamp/values/half.h"
 
 namespace tinyamp::kernels::cpu {
 
@@ -89,7 +89,7 @@ template <class In>
 GemmTier best_gemm_tier(const CpuFeatures& features);
 
 /// How many threads a blocked tier uses for an m x n x k product: get_num_threads() (see
-/// tinyamp/core/parallel.h), but no more than pays: one per 2^19 multiply-adds, and no more than
+/// tinyamp/support/parallel.h), but no more than pays: one per 2^19 multiply-adds, and no more than
 /// the CPU has cores. Each element of C is computed by one thread in the same order whatever the
 /// count, so the result's bits do not depend on it.
 int gemm_thread_count(std::int64_t m, std::int64_t n, std::int64_t k);

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/half.h"
+#include "tinyamp/values/half.h"
 
 namespace tinyamp::kernels::cpu {
 

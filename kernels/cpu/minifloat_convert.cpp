@@ -6,8 +6,8 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/minifloat_convert.h"
 #include "kernels/cpu/minifloat_encode_steps.h"
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/bit_cast.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/values/bit_cast.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Bulk conversions between f32 and the FP8 / MX formats of tinyamp/core/minifloat.h (floor 2: raw
+// Bulk conversions between f32 and the FP8 / MX formats of tinyamp/values/minifloat.h (kernels/: raw
 // memory, no Tensor). Codes are stored one per byte; an f4e2m1 code sits in the low nibble
 // (fp4_packing.h packs two per byte, separately).
 //
@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,5 +1,5 @@
 // The reference conversions between f32 and the minifloat formats: one element at a time through
-// minifloat::encode / minifloat::decode (tinyamp/core/minifloat.h). Slow and obviously right; the
+// minifloat::encode / minifloat::decode (tinyamp/values/minifloat.h). Slow and obviously right; the
 // fast paths are tested against these.
 #include <cmath>
 

@@ -19,8 +19,8 @@
 #include <bit>
 #include <cstdint>
 
-#include "tinyamp/core/bit_cast.h"
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/bit_cast.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace tinyamp::kernels::cpu::minifloat_steps {
 

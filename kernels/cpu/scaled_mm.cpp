@@ -7,8 +7,8 @@
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/minifloat_convert.h"
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/fp4_packing.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/values/fp4_packing.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The scaled FP8 / MX matrix product with f32 accumulation (floor 2: raw memory, no Tensor): the
+// The scaled FP8 / MX matrix product with f32 accumulation (kernels/: raw memory, no Tensor): the
 // CPU counterpart of torch._scaled_mm and cuBLASLt's FP8 GEMM.
 //
 //   out[i * n + j] = sum over k of value(a, i, k) * value(b, j, k)        (out is [m, n] row-major)
@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace tinyamp::kernels::cpu {
 

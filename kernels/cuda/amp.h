@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::kernels::cuda {
 

@@ -1,5 +1,5 @@
 #pragma once
-// CUDA conversions between dtypes over contiguous device buffers (floor 2: raw memory, no Tensor,
+// CUDA conversions between dtypes over contiguous device buffers (kernels/: raw memory, no Tensor,
 // and no CUDA types in this header, so g++-compiled code can call it).
 //
 // Same contract as kernels/cpu/convert.h: floats round to nearest even (f16/bf16 through CUDA's
@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::kernels::cuda {
 

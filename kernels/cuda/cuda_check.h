@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 namespace tinyamp::kernels::cuda::detail {
 

@@ -10,7 +10,7 @@
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/softmax.h"
 #include "kernels/cuda/strided_copy.h"
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 namespace tinyamp::kernels::cuda {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 #include "kernels/cuda/strided_copy.h"
 
 namespace tinyamp::kernels::cuda {

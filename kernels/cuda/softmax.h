@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::kernels::cuda {
 

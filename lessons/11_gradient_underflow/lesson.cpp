@@ -10,7 +10,7 @@
 
 #include "lessons/support/lesson.h"
 #include "lessons/support/models.h"
-#include "tools/train/models.h"
+#include "training/models.h"
 
 using namespace tinyamp;
 

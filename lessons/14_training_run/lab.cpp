@@ -32,7 +32,7 @@ StepResult amp_train_step(nn::Module& model, optim::Optimizer& optimizer, amp::G
 double accuracy(nn::Module& model, const Tensor& features, const Tensor& labels, std::optional<DType> low)
 {
     // TODO(lab 14.2): return the share of samples whose largest logit is at their label, evaluated as
-    // tools/train does: no graph, the model in eval mode (and back in training mode afterwards), under
+    // training/ does: no graph, the model in eval mode (and back in training mode afterwards), under
     // autocast on the CPU with `low` when it is given. Example: logits equal to the features
     // {{1, 0}, {0, 1}, {2, 1}, {0, 3}} with labels {0, 1, 1, 1} give 0.75.
     // BEGIN SOLUTION

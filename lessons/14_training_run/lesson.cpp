@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
-#include "tools/train/trainer.h"
+#include "training/trainer.h"
 
 using namespace tinyamp;
 
@@ -242,7 +242,7 @@ void step_memory(lesson::Lesson& L)
 
 void run(lesson::Lesson& L)
 {
-    L.say("tools/train's loop (tinyamp-train) is PyTorch's AMP recipe: per batch, zero_grad; forward and loss\n"
+    L.say("training/'s loop (tinyamp-train runs it) is PyTorch's AMP recipe: per batch, zero_grad; forward and loss\n"
           "inside autocast; scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update().\n"
           "Here it trains the MLP 64-256-256-10 (85,002 parameters) on the 8x8 digits (1437 training and\n"
           "360 test images) for a few epochs, once per mode, with the same seed: same split, same initial\n"

@@ -321,7 +321,7 @@ void step_roles(lesson::Lesson& L, const Probe& p)
     L.check(forward_worst == 0, "placed at the top of E4M3's window, no forward value falls below it");
     L.check(backward_e4 > 0, "placed the same way, some gradient values still fall below E4M3's window");
     L.check(backward_e5 < backward_e4 && backward_e5 < 0.01, "E5M2's deeper window leaves fewer of them out: under 1 % of any gradient");
-    L.say("Hence Transformer Engine's default recipe, HYBRID (Fp8Format in tinyamp/amp/fp8/scaling_recipe.h):\n"
+    L.say("Hence Transformer Engine's default recipe, HYBRID (Fp8Format in tinyamp/values/scaling_recipe.h):\n"
           "E4M3 for the forward pass, E5M2 for the gradients.");
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
-#include "tools/train/trainer.h"
+#include "training/trainer.h"
 
 using namespace tinyamp;
 

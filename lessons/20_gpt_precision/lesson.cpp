@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lessons/support/lesson.h"
-#include "tools/train/gpt_trainer.h"
+#include "training/gpt_trainer.h"
 
 using namespace tinyamp;
 
@@ -158,7 +158,7 @@ std::vector<GptRun> step_four_modes(lesson::Lesson& L)
     L.expect(lesson::wrap("nanoGPT's model, tiny: " + std::to_string(model.n_layer) + " blocks, " + std::to_string(model.n_head) +
              " heads, width " + std::to_string(model.n_embd) + ", context " + std::to_string(model.block_size) +
              " characters of the King James text, 60 AdamW steps per mode from the same weights and batches "
-             "(tools/train's GPT loop: tinyamp-train --model gpt). The validation loss falls from ln 62 = 4.13 "
+             "(training/'s GPT loop: tinyamp-train --model gpt). The validation loss falls from ln 62 = 4.13 "
              "nats per character to about 2.7 in every mode, the three low-precision modes within 1 % of f32. Per "
              "block, the largest attention logit stays below 1 and the largest activation below 10: nothing is "
              "anywhere near 65504, and no activation flushes. The gradients are small, but mostly not that small: "

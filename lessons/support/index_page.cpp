@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "lessons/support/lesson_text_html.h"
-#include "tools/plot/svg_plot.h"
+#include "training/svg_plot.h"
 
 namespace tinyamp::lesson {
 namespace fs = std::filesystem;

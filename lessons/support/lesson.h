@@ -19,11 +19,11 @@
 #include <tinyamp/tinyamp.h>
 
 #include "lessons/support/tensor_distance.h"  // relative_difference, max_abs_difference
-#include "tools/plot/svg_plot.h"
+#include "training/svg_plot.h"
 
 namespace tinyamp::lesson {
 
-// The charts the lessons draw (tools/plot/svg_plot.h, shared with tinyamp-train).
+// The charts the lessons draw (training/svg_plot.h, shared with tinyamp-train).
 using plot::escape_xml;
 using plot::Histogram;
 using plot::LinePlot;

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "tools/plot/svg_plot.h"
+#include "training/svg_plot.h"
 
 namespace tinyamp::lesson {
 using plot::escape_xml;

@@ -12,7 +12,7 @@
 #include "lessons/support/lesson.h"
 #include "lessons/support/lesson_text_html.h"
 #include "lessons/support/models.h"
-#include "tools/plot/svg_plot.h"
+#include "training/svg_plot.h"
 #include "lessons/support/trace_queries.h"
 
 using namespace tinyamp::lesson;

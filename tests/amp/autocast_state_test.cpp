@@ -12,7 +12,7 @@
 #include <tinyamp/amp/autocast.h>
 #include <tinyamp/amp/autocast_state.h>
 #include <tinyamp/amp/cast_policy.h>
-#include <tinyamp/core/warning.h>
+#include <tinyamp/support/warning.h>
 #include <tinyamp/tinyamp.h>
 
 #include "tests/support/expect_error.h"

@@ -224,7 +224,7 @@ TEST_CASE("the cache is global: a region opened inside backward reuses the weigh
         amp::autocast region("cpu");
         const Tensor y = LinearWithAutocastBackward::apply(x, layer.weight);
         CHECK(amp::autocast_cache_size() == 1);
-        const amp::CachedCast forward_cast = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+        const amp::CachedCast forward_cast = amp::cached_cast(layer.weight, bf16, DeviceType::cpu, &detail::cast_with_to_op);
         REQUIRE(forward_cast.cache == amp::CacheOutcome::hit);
         // Inside the outer region, so the cache outlives forward (PyTorch's test mocks the clearing
         // out instead). With create_graph the backward's own ops are recorded, so the matmul's
@@ -245,14 +245,14 @@ TEST_CASE("the cache is shared across threads: another thread's region gets this
     // thread. Run one after the other (join), so the check is about the sharing, not a race.
     const Layer layer;
     amp::autocast region("cpu");
-    const amp::CachedCast here = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+    const amp::CachedCast here = amp::cached_cast(layer.weight, bf16, DeviceType::cpu, &detail::cast_with_to_op);
     REQUIRE(here.cache == amp::CacheOutcome::stored);
     amp::CachedCast there;
     bool autocast_there_before = true;
     std::thread other([&] {
         autocast_there_before = amp::is_autocast_enabled(DeviceType::cpu);  // this thread's region is not the other's
         amp::autocast other_region("cpu");
-        there = amp::cached_cast(layer.weight, bf16, DeviceType::cpu);
+        there = amp::cached_cast(layer.weight, bf16, DeviceType::cpu, &detail::cast_with_to_op);
     });
     other.join();
     CHECK_FALSE(autocast_there_before);
@@ -260,5 +260,5 @@ TEST_CASE("the cache is shared across threads: another thread's region gets this
     CHECK(there.tensor.is_same(here.tensor));
     // The other thread's outermost region ended, and clearing empties the whole map, as in PyTorch.
     CHECK(amp::autocast_cache_size() == 0);
-    CHECK(amp::cached_cast(layer.weight, bf16, DeviceType::cpu).cache == amp::CacheOutcome::stored);
+    CHECK(amp::cached_cast(layer.weight, bf16, DeviceType::cpu, &detail::cast_with_to_op).cache == amp::CacheOutcome::stored);
 }

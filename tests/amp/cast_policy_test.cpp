@@ -10,9 +10,9 @@
 #include <string>
 
 #include <tinyamp/amp/cast_policy.h>
-#include <tinyamp/core/op_names.h>
+#include <tinyamp/support/op_names.h>
 #include <tinyamp/tinyamp.h>
-#include <tinyamp/core/error.h>
+#include <tinyamp/support/error.h>
 
 #include "tests/support/expect_error.h"
 #include "tests/support/temp_dir.h"

@@ -1,10 +1,10 @@
-// The cache of freed blocks that the CPU and each GPU allocate through (tinyamp/core/block_cache.h).
+// The cache of freed blocks that the CPU and each GPU allocate through (tinyamp/support/block_cache.h).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <set>
 
-#include "tinyamp/core/block_cache.h"
+#include "tinyamp/support/block_cache.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "tinyamp/core/float_format.h"
+#include "tinyamp/values/float_format.h"
 
 using namespace tinyamp;
 

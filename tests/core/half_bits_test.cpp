@@ -5,8 +5,8 @@
 #include <ios>
 #include <random>
 
-#include "tinyamp/core/float_format.h"
-#include "tinyamp/core/half_bits.h"
+#include "tinyamp/values/float_format.h"
+#include "tinyamp/values/half_bits.h"
 
 using namespace tinyamp;
 

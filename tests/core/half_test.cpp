@@ -3,7 +3,7 @@
 #include <limits>
 #include <sstream>
 
-#include "tinyamp/core/half.h"
+#include "tinyamp/values/half.h"
 
 using namespace tinyamp;
 

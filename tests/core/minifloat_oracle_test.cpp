@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace mf = tinyamp::minifloat;
 

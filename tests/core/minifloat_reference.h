@@ -1,5 +1,5 @@
 #pragma once
-// An independent reference for tinyamp/core/minifloat.h, written the slow and obvious way:
+// An independent reference for tinyamp/values/minifloat.h, written the slow and obvious way:
 //   - spec_value(): each format's value formula as the OCP specs write it (std::ldexp, one format
 //     at a time, E2M1 from its list of eight values), not tinyamp's generic decode;
 //   - ReferenceEncoder: the nearest of the format's finite values, found by binary search in the
@@ -13,7 +13,7 @@
 #include <limits>
 #include <vector>
 
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace minifloat_reference {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "minifloat_reference.h"
-#include "tinyamp/core/fp4_packing.h"
-#include "tinyamp/core/minifloat.h"
+#include "tinyamp/values/fp4_packing.h"
+#include "tinyamp/values/minifloat.h"
 
 namespace mf = tinyamp::minifloat;
 using minifloat_reference::ReferenceEncoder;

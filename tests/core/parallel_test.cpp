@@ -1,4 +1,4 @@
-// set_num_threads / get_num_threads (tinyamp/core/parallel.h), and that the fast GEMM honours
+// set_num_threads / get_num_threads (tinyamp/support/parallel.h), and that the fast GEMM honours
 // them: it never uses more threads than allowed, and its bits do not depend on how many it uses.
 #include <doctest/doctest.h>
 

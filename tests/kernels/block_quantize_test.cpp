@@ -13,7 +13,7 @@
 
 #include "kernels/cpu/block_quantize.h"
 #include "tests/support/expect_error.h"
-#include "tinyamp/core/fp4_packing.h"
+#include "tinyamp/values/fp4_packing.h"
 
 namespace amp = tinyamp::amp;
 namespace mf = tinyamp::minifloat;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/convert.h"
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 using namespace tinyamp;
 namespace cpu = tinyamp::kernels::cpu;

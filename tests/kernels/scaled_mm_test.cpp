@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "kernels/cpu/scaled_mm.h"
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/fp4_packing.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/values/fp4_packing.h"
 
 using namespace tinyamp;
 namespace cpu = tinyamp::kernels::cpu;

@@ -23,11 +23,13 @@ function(run what)
     message(FATAL_ERROR "package test: ${what} failed (exit ${rc}); its folder is kept: ${work}\n${out}")
   endif()
   message(STATUS "package test: ${what}: ok")
+  message(VERBOSE "${out}")
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
 run("cmake --install into ${work}/prefix" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${work}/prefix")
-foreach(installed include/tinyamp/tinyamp.h include/tinyamp/version.h include/tinyamp/amp/grad_scaler.h
+foreach(installed include/tinyamp/tinyamp.h include/tinyamp/version.h include/tinyamp/scaler/grad_scaler.h
+                  include/tinyamp/amp/grad_scaler.h include/tinyamp/core/tensor.h
                   lib/libtinyamp.a lib/cmake/tinyamp/tinyampConfig.cmake share/tinyamp/data/digits.csv.gz
                   share/tinyamp/data/kjv_1mb.txt.gz)
   if(NOT EXISTS "${work}/prefix/${installed}")
@@ -35,7 +37,8 @@ foreach(installed include/tinyamp/tinyamp.h include/tinyamp/version.h include/ti
   endif()
 endforeach()
 
-file(COPY "${SOURCE_DIR}/tests/package/consumer/CMakeLists.txt" DESTINATION "${work}/src")
+file(COPY "${SOURCE_DIR}/tests/package/consumer/CMakeLists.txt" "${SOURCE_DIR}/tests/package/consumer/old_include_paths.cpp"
+  DESTINATION "${work}/src")
 file(COPY "${SOURCE_DIR}/examples/amp_training.cpp" DESTINATION "${work}/src")
 run("configure the outside project"
   ${CMAKE_COMMAND} -S "${work}/src" -B "${work}/build" -DCMAKE_BUILD_TYPE=Release

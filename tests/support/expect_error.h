@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 namespace tinyamp::test {
 

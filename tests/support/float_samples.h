@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "tinyamp/core/float_format.h"
+#include "tinyamp/values/float_format.h"
 
 namespace tinyamp::test {
 

@@ -19,8 +19,8 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
 #include "tests/support/tolerance.h"
-#include "tinyamp/core/dtype.h"
-#include "tinyamp/core/generator.h"
+#include "tinyamp/values/dtype.h"
+#include "tinyamp/support/generator.h"
 
 namespace tinyamp::test {
 

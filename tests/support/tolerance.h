@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/dtype.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/values/dtype.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::test {
 

@@ -255,7 +255,7 @@ TEST_CASE("a gradient that reaches a node along two branches is listed once per 
     CHECK(accumulate.why.find("sum of 2 branches") != std::string::npos);
 }
 
-// Needs the dispatcher to record forward events (dispatch.h, amp/autocast_layer.cpp).
+// Needs the dispatcher to record forward events (dispatch/dispatch.h, amp/autocast_layer.cpp).
 TEST_CASE("a recorded forward and backward of an MLP: forward events in op order, then backward")
 {
     const TinyMlp m;

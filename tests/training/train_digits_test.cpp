@@ -1,4 +1,4 @@
-// tinyamp-train's loop (tools/train/trainer.cpp), run for a few epochs on the digits.
+// tinyamp-train's loop (training/trainer.cpp), run for a few epochs on the digits.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <tinyamp/tinyamp.h>
 
 #include "tests/support/temp_dir.h"
-#include "tools/train/trainer.h"
+#include "training/trainer.h"
 
 using namespace tinyamp;
 using namespace tinyamp::train;

@@ -1,4 +1,4 @@
-// tinyamp-train's GPT (tools/train/gpt_model.cpp, gpt_trainer.cpp): the model's shape, names and
+// tinyamp-train's GPT (training/gpt_model.cpp, gpt_trainer.cpp): the model's shape, names and
 // causality, the range statistics, and short training runs in each precision mode.
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 
 #include "tests/support/expect_error.h"
 #include "tests/support/temp_dir.h"
-#include "tools/train/gpt_trainer.h"
+#include "training/gpt_trainer.h"
 
 using namespace tinyamp;
 using namespace tinyamp::train;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/train/gpt_model.h"
+#include "training/gpt_model.h"
 #include "visualizer/model/camera.h"
 #include "visualizer/model/inspector.h"
 #include "visualizer/model/module_view.h"

@@ -1,6 +1,6 @@
 #include "tinyamp/amp/autocast.h"
 
-#include "tinyamp/core/warning.h"
+#include "tinyamp/support/warning.h"
 
 namespace tinyamp::amp {
 

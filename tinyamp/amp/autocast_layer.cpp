@@ -73,14 +73,14 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors)
     return d;
 }
 
-std::optional<CachedCast> cast_argument(const Tensor& t, const Decision& d)
+std::optional<CachedCast> cast_argument(const Tensor& t, const Decision& d, CastFunction cast)
 {
     const bool casts = d.policy == CastPolicy::lower_precision_fp || d.policy == CastPolicy::fp32 || d.policy == CastPolicy::promote;
     if (!casts || !is_eligible(t, d.device_type) || t.dtype() == d.target) return std::nullopt;
     ExcludeAutocast exclude;    // the cast's own `to` is not an op autocast decides about
     trace::NestedScope nested;  // nor one the trace shows on its own: it is this cast's event
-    if (d.policy == CastPolicy::lower_precision_fp) return cached_cast(t, d.target, d.device_type);
-    return CachedCast{t.to(d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
+    if (d.policy == CastPolicy::lower_precision_fp) return cached_cast(t, d.target, d.device_type, cast);
+    return CachedCast{cast(t, d.target), CacheOutcome::not_cacheable, CacheReason::not_lower_precision};
 }
 
 }  // namespace tinyamp::amp

@@ -4,9 +4,9 @@
 /// the eligible tensor arguments (or sets the op's dtype argument) before the op runs.
 ///
 /// Eligible (PyTorch's is_eligible): defined, on the autocast device type, floating point, not f64.
-/// dispatch.h calls decide() once per op, then cast_argument() on each tensor argument. Both
+/// dispatch/dispatch.h calls decide() once per op, then cast_argument() on each tensor argument. Both
 /// return what they did (a Decision, a CachedCast); the words for it are built by
-/// trace/explain.h, only when a trace or TINYAMP_DEBUG reads them.
+/// explain/explain.h, only when a trace or TINYAMP_DEBUG reads them.
 
 #include <optional>
 #include <vector>
@@ -14,7 +14,7 @@
 #include "tinyamp/amp/autocast_state.h"
 #include "tinyamp/amp/cast_cache.h"
 #include "tinyamp/amp/cast_policy.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::amp {
 
@@ -44,8 +44,9 @@ Decision decide(const char* op, const std::vector<Tensor>& tensors);
 /// target dtype is cast under lower_precision_fp (through the cast cache, cached_cast), fp32 and
 /// promote, and the cast comes back with what the cache did; nullopt means "left as it is". Each
 /// cast is a differentiable `to` op, run with the autocast layer excluded (as PyTorch's
-/// cached_cast): a cast never goes through the autocast decision again.
-std::optional<CachedCast> cast_argument(const Tensor& t, const Decision& decision);
+/// cached_cast): a cast never goes through the autocast decision again. `cast` is the `to` op,
+/// which the dispatcher hands down (cast_cache.h, CastFunction).
+std::optional<CachedCast> cast_argument(const Tensor& t, const Decision& decision, CastFunction cast);
 /// An op's optional dtype argument: f32 when the decision says fp32_set_opt_dtype and the
 /// caller gave none; a dtype the caller gave is kept.
 inline std::optional<DType> dtype_argument(const std::optional<DType>& dtype, const Decision& decision)

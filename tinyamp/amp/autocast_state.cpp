@@ -1,6 +1,6 @@
 #include "tinyamp/amp/autocast_state.h"
 
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 namespace tinyamp::amp {
 namespace {

@@ -15,8 +15,8 @@
 #include <memory>
 
 #include "tinyamp/amp/cast_policy.h"
-#include "tinyamp/core/device.h"
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/device.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::amp {
 

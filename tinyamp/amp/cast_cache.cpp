@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "tinyamp/amp/autocast.h"
-#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/support/grad_mode.h"
 
 namespace tinyamp::amp {
 namespace {
@@ -46,10 +46,10 @@ CacheReason cache_reason(const Tensor& source, DType dtype, DeviceType device_ty
 
 }  // namespace
 
-CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type)
+CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type, CastFunction cast)
 {
     const CacheReason reason = cache_reason(source, dtype, device_type);
-    if (reason != CacheReason::f32_leaf_requiring_grad) return {source.to(dtype), CacheOutcome::not_cacheable, reason};
+    if (reason != CacheReason::f32_leaf_requiring_grad) return {cast(source, dtype), CacheOutcome::not_cacheable, reason};
     {
         std::lock_guard lock(cache_mutex);
         const auto it = cache().find(Key{source.impl().get(), dtype});
@@ -61,14 +61,14 @@ CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type
         if (it != cache().end() && same_owner(it->second.source, source.impl()))
             return {it->second.cast, CacheOutcome::hit, reason};
     }
-    Tensor cast;
+    Tensor made;
     {
         GradModeGuard grad_on(true);  // see the header: the fix for PyTorch issue 158232
-        cast = source.to(dtype);
+        made = cast(source, dtype);
     }
     std::lock_guard lock(cache_mutex);
-    cache()[Key{source.impl().get(), dtype}] = Entry{source.impl(), cast};
-    return {cast, CacheOutcome::stored, reason};
+    cache()[Key{source.impl().get(), dtype}] = Entry{source.impl(), made};
+    return {made, CacheOutcome::stored, reason};
 }
 
 void clear_autocast_cache()

@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::amp {
 
@@ -40,9 +40,14 @@ struct CachedCast {
     CacheReason reason = CacheReason::not_autocast_dtype;  ///< the first rule that failed, or f32_leaf_requiring_grad
 };
 
-/// `source` cast to `dtype` (the autocast dtype of `device_type`), through the cache when allowed.
+/// How the autocast layer casts a tensor: the dispatcher's differentiable `to` op (`x.to(dtype)`,
+/// defined with the ops). The layer sits below the ops, so it cannot call them itself: the
+/// dispatcher hands this down with each cast (docs/architecture.md, the folder map).
+using CastFunction = Tensor (*)(const Tensor& source, DType dtype);
+
+/// `source` cast to `dtype` (the autocast dtype of `device_type`) by `cast`, through the cache when allowed.
 /// The cast is a real `to` node, so gradients flow back to the f32 source in f32. A miss builds it with grad mode on, so a cast first made under
 /// NoGradGuard still carries the graph when a later forward in grad mode reuses it.
-CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type);
+CachedCast cached_cast(const Tensor& source, DType dtype, DeviceType device_type, CastFunction cast);
 
 }  // namespace tinyamp::amp

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <vector>
 
-#include "tinyamp/core/op_names.h"
-#include "tinyamp/core/error.h"
-#include "tinyamp/core/atomic_file.h"
+#include "tinyamp/support/op_names.h"
+#include "tinyamp/support/error.h"
+#include "tinyamp/support/atomic_file.h"
 
 namespace tinyamp::amp {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "tinyamp/core/device.h"
+#include "tinyamp/values/device.h"
 
 namespace tinyamp::amp {
 

@@ -26,7 +26,7 @@
 #include "tinyamp/amp/autocast.h"
 #include "tinyamp/amp/autocast_layer.h"
 #include "tinyamp/autograd/context.h"
-#include "tinyamp/core/tensor_args.h"
+#include "tinyamp/tensor/tensor_args.h"
 
 namespace tinyamp::amp {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "tinyamp/core/small_vector.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/values/small_vector.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

@@ -47,7 +47,21 @@ AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(
     output = meta_of(t);
 }
 
+std::string AccumulateGrad::name() const { return "AccumulateGrad"; }
+
+// Tensor's graph methods live with the graph: tinyamp/tensor/ is below Node, so it neither names
+// a node nor calls these.
 std::string Tensor::grad_fn_name() const { return grad_fn() ? grad_fn()->name() : std::string(); }
+
+const Tensor& Tensor::requires_grad_(bool requires_grad) const
+{
+    TINYAMP_CHECK(!requires_grad || is_floating_point(dtype()), dtype, "only floating point tensors can require gradients, but this tensor is ",
+                  dtype_name(dtype()), "; convert it first, e.g. x.to(f32).requires_grad_()");
+    TINYAMP_CHECK(requires_grad || is_leaf(), state, "requires_grad_(false) on a tensor computed by '", grad_fn_name(),
+                  "': only leaf tensors' flags can change; use x.detach() for a copy-free tensor outside the graph");
+    impl()->requires_grad = requires_grad;
+    return *this;
+}
 
 Edge gradient_edge(const Tensor& t)
 {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 
@@ -57,7 +57,9 @@ class AccumulateGrad : public Node {
 public:
     /// The accumulator of `leaf`, which it holds weakly (the graph does not keep parameters alive).
     explicit AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf);
-    std::string name() const override { return "AccumulateGrad"; }  ///< "AccumulateGrad"
+    /// "AccumulateGrad". Defined in node.cpp, so the class's vtable is made there, with Node's, and
+    /// not with apply() on the engine's floor.
+    std::string name() const override;
     /// Adds `grad_output` into the leaf's .grad (the first gradient is copied, later ones are
     /// added out of place; with create_graph the sum keeps its graph). Returns no gradients; does
     /// nothing when the leaf is gone. Defined with the backward engine (accumulate_grad.cpp),

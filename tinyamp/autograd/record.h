@@ -9,8 +9,8 @@
 
 #include "tinyamp/autograd/context.h"
 #include "tinyamp/autograd/node.h"
-#include "tinyamp/core/grad_mode.h"
-#include "tinyamp/core/tensor_args.h"
+#include "tinyamp/support/grad_mode.h"
+#include "tinyamp/tensor/tensor_args.h"
 
 namespace tinyamp::autograd {
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 
 namespace tinyamp::data {
 namespace {

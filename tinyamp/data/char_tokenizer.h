@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::data {
 

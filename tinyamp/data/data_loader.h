@@ -16,7 +16,7 @@
 #include <iterator>
 #include <vector>
 
-#include "tinyamp/core/generator.h"
+#include "tinyamp/support/generator.h"
 #include "tinyamp/data/datasets.h"
 
 namespace tinyamp::data {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 
 #if !defined(TINYAMP_DATA_DIR) || !defined(TINYAMP_INSTALLED_DATA_DIR)
 #error "TINYAMP_DATA_DIR (the source tree's data/ folder) and TINYAMP_INSTALLED_DATA_DIR must be defined by the build"

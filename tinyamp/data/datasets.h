@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "tinyamp/core/generator.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/support/generator.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::data {
 

@@ -4,7 +4,7 @@
 #include <numbers>
 #include <vector>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 
 namespace tinyamp::data {
 namespace {

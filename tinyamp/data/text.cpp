@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 
 namespace tinyamp::data {
 namespace {

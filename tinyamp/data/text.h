@@ -18,8 +18,8 @@
 #include <string>
 #include <utility>
 
-#include "tinyamp/core/generator.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/support/generator.h"
+#include "tinyamp/tensor/tensor.h"
 #include "tinyamp/data/char_tokenizer.h"
 
 namespace tinyamp::data {

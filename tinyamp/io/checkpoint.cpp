@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/support/grad_mode.h"
 #include "tinyamp/io/safetensors.h"
 
 namespace tinyamp::io {

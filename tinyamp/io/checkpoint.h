@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tinyamp/amp/grad_scaler.h"
+#include "tinyamp/scaler/grad_scaler.h"
 #include "tinyamp/nn/module.h"
 #include "tinyamp/optim/lr_scheduler.h"
 #include "tinyamp/optim/optimizer.h"

@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/core/atomic_file.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/support/atomic_file.h"
 
 namespace tinyamp::io {
 namespace {

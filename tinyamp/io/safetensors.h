@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::io {
 

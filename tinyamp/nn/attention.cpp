@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/support/grad_mode.h"
 #include "tinyamp/ops/attention.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/matmul.h"

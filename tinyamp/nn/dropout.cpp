@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 #include "tinyamp/ops/elementwise.h"
 
 namespace tinyamp::nn {

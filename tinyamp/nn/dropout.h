@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "tinyamp/core/generator.h"
+#include "tinyamp/support/generator.h"
 #include "tinyamp/nn/module.h"
 
 namespace tinyamp::nn {

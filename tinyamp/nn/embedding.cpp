@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 #include "tinyamp/ops/embedding.h"
 
 namespace tinyamp::nn {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/amp/fp8/fp8_autocast.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/amp/fp8_autocast.h"
 #include "tinyamp/ops/matmul.h"
 
 namespace tinyamp::nn {

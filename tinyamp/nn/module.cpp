@@ -8,11 +8,34 @@
 #include <set>
 #include <sstream>
 
-#include "tinyamp/core/grad_mode.h"
-#include "tinyamp/core/layout.h"
+#include "tinyamp/support/grad_mode.h"
+#include "tinyamp/tensor/layout.h"
 #include "tinyamp/trace/recorder.h"
 
 namespace tinyamp::nn {
+
+namespace {
+
+// Points self at data's storage, shape, strides and dtype, keeping self's identity (its id, name,
+// grad flag, and every handle to it), as PyTorch's `param.data = data`: Module::to(dtype) uses
+// it so that optimizers built earlier still hold the module's parameters. No autograd. Only for
+// a leaf (Error(state)); a tensor that requires grad must get float data (Error(dtype)).
+void set_data(const Tensor& self, const Tensor& data)
+{
+    TINYAMP_CHECK(self.defined() && data.defined(), value, "set_data needs two defined tensors");
+    TINYAMP_CHECK(self.is_leaf(), state, "set_data: only a leaf tensor (a parameter or buffer) can have its data replaced, but this one "
+                                          "was computed by '", self.grad_fn_name(), "'");
+    TINYAMP_CHECK(!self.requires_grad() || is_floating_point(data.dtype()), dtype,
+                  "set_data: a tensor that requires grad must stay floating point, not ", dtype_name(data.dtype()));
+    TensorImpl& impl = *self.impl();
+    impl.storage = data.storage();
+    impl.shape = data.shape();
+    impl.strides = data.strides();
+    impl.offset = data.storage_offset();
+    impl.dtype = data.dtype();
+}
+
+}  // namespace
 
 Tensor Module::forward(const Tensor&)
 {
@@ -177,7 +200,7 @@ Module& Module::to(DType dtype)
                   "): a module converts to a floating point dtype (f64, f32, f16 or bf16)");
     for (const Tensor& t : tensors_of(state_dict())) {
         if (!is_floating_point(t.dtype())) continue;  // e.g. BatchNorm's num_batches_tracked stays i64
-        layout::set_data(t, layout::convert(t, dtype));
+        set_data(t, layout::convert(t, dtype));
         if (t.grad().defined()) t.set_grad(layout::convert(t.grad(), dtype));
     }
     return *this;

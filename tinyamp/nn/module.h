@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::nn {
 

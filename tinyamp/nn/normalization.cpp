@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 #include "tinyamp/ops/normalization.h"
 
 namespace tinyamp::nn {

@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "kernels/cuda/amp.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise.h"
 
 namespace tinyamp::amp {

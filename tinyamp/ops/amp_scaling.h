@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::amp {
 

@@ -10,9 +10,9 @@
 #include <limits>
 #include <string>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/matmul.h"
 #include "tinyamp/ops/reduce.h"

@@ -8,9 +8,9 @@
 #include <type_traits>
 
 #include "kernels/cpu/im2col.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/matmul.h"
 #include "tinyamp/ops/reduce.h"
 #include "tinyamp/ops/type_promotion.h"

@@ -8,8 +8,8 @@
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/loss.h"
 #include "kernels/cuda/reduce.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
 #include "tinyamp/ops/matmul.h"
 
 namespace tinyamp::cuda_forward {

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The CUDA halves of the ops' forwards (floor 3), namespace tinyamp::cuda_forward.
+/// The CUDA halves of the ops' forwards (on the ops' floor, `tinyamp/ops/`), namespace tinyamp::cuda_forward.
 ///
 /// Each function takes tensors that op_device() placed on one GPU, prepares them (dtype,
 /// broadcast views, contiguous rows) and calls the raw kernels of kernels/cuda. The op files
@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 #include "tinyamp/ops/loss.h"
 
 namespace tinyamp::cuda_forward {

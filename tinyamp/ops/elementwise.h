@@ -13,7 +13,7 @@
 /// Autocast: on CUDA, exp, log and pow run in f32 (policy fp32); the other ops here are not in
 /// the policy tables and run in their inputs' dtypes.
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <vector>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/elementwise_forward.h"
 #include "tinyamp/ops/reduce.h"

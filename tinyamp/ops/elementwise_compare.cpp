@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/elementwise_forward.h"
 #include "tinyamp/ops/reduce.h"

@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/elementwise.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/tensor/tensor.h"
 #include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/type_promotion.h"
 

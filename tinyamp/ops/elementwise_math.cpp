@@ -9,7 +9,7 @@
 #include <numbers>
 #include <vector>
 
-#include "tinyamp/dispatch.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise_forward.h"
 #include "tinyamp/ops/type_promotion.h"
 

@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/type_promotion.h"
 
 namespace tinyamp {

@@ -8,7 +8,7 @@
 /// the weight. embedding is in no autocast list, so under autocast it runs in the weight's dtype
 /// (an f32 weight gives f32 rows, which the next lower_precision_fp op casts), as in PyTorch.
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

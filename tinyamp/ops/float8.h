@@ -2,7 +2,7 @@
 /// \file
 /// FP8 and MX matrix products as ops: `scaled_mm` (PyTorch's torch._scaled_mm), `to_float8`
 /// (a per-tensor scaled cast), and `fp8_linear`, a linear layer whose product runs in FP8 or MX
-/// with a scaling recipe (amp/fp8/scaling_recipe.h), gradient included: what Transformer
+/// with a scaling recipe (values/scaling_recipe.h), gradient included: what Transformer
 /// Engine's te.Linear and torchao's Float8Linear do, on the CPU and bit-exact.
 ///
 /// \code
@@ -13,8 +13,8 @@
 
 #include <memory>
 
-#include "tinyamp/amp/fp8/scaling_recipe.h"
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/values/scaling_recipe.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

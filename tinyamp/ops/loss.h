@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

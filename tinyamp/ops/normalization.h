@@ -6,7 +6,7 @@
 /// dtype and is rounded once. weight and bias may have any float dtype: they are applied in the
 /// statistics' dtype, and their gradients come back in their own dtypes.
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

@@ -4,9 +4,9 @@
 
 #include "kernels/cpu/reduce.h"
 #include "kernels/cuda/reduce.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/type_promotion.h"
 

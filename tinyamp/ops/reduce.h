@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

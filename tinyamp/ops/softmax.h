@@ -13,7 +13,7 @@
 
 #include <optional>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp {
 

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise.h"
 
 namespace tinyamp {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tinyamp/core/factories.h"
+#include "tinyamp/tensor/factories.h"
 
 namespace tinyamp {
 namespace {

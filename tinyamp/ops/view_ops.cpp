@@ -6,9 +6,9 @@
 #include <numeric>
 
 #include "kernels/cpu/strided_copy.h"
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/layout.h"
-#include "tinyamp/dispatch.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/tensor/layout.h"
+#include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/reduce.h"
 
 namespace tinyamp {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/support/grad_mode.h"
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {

@@ -4,7 +4,7 @@
 #include <numbers>
 #include <utility>
 
-#include "tinyamp/core/warning.h"
+#include "tinyamp/support/warning.h"
 
 namespace tinyamp::optim {
 

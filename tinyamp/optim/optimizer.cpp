@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "tinyamp/core/layout.h"
+#include "tinyamp/tensor/layout.h"
 
 namespace tinyamp::optim {
 

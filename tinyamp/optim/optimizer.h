@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::optim {
 

@@ -1,7 +1,7 @@
 #include "tinyamp/optim/sgd.h"
 
-#include "tinyamp/core/factories.h"
-#include "tinyamp/core/grad_mode.h"
+#include "tinyamp/tensor/factories.h"
+#include "tinyamp/support/grad_mode.h"
 #include "tinyamp/optim/update_loop.h"
 
 namespace tinyamp::optim {

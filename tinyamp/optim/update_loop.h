@@ -22,7 +22,7 @@
 #include "kernels/cpu/optimizer_step.h"
 #include "kernels/cuda/optimizer_step.h"
 #include "kernels/optimizer_rules.h"
-#include "tinyamp/core/layout.h"
+#include "tinyamp/tensor/layout.h"
 
 namespace tinyamp::optim::detail {
 

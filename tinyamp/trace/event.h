@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 #include "tinyamp/trace/value_stats.h"
 
 namespace tinyamp::trace {

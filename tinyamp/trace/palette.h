@@ -2,7 +2,7 @@
 /// \file
 /// The colors of dtypes, one palette for the GUI, the DOT export and the docs.
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::trace {
 

@@ -5,7 +5,7 @@
 /// that belong to an outer op's event.
 ///
 /// Recording is off unless a TraceRecorder is alive on the thread; the dispatcher (forward ops
-/// and autocast's casts) and the backward engine add the events, through trace/explain.h.
+/// and autocast's casts) and the backward engine add the events, through explain/explain.h.
 
 #include <iosfwd>
 #include <string>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tinyamp/core/tensor.h"
+#include "tinyamp/tensor/tensor.h"
 
 namespace tinyamp::trace {
 

@@ -16,9 +16,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tools/train/gpt_report.h"
-#include "tools/train/progress.h"
-#include "tools/train/trainer.h"
+#include "training/gpt_report.h"
+#include "training/progress.h"
+#include "training/trainer.h"
 
 using namespace tinyamp;
 using namespace tinyamp::train;

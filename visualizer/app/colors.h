@@ -4,7 +4,7 @@
 // selection) have colors of their own that no dtype uses, so a test can find them in a screenshot.
 #include <imgui.h>
 
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::viz {
 

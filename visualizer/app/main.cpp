@@ -18,7 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tinyamp/core/atomic_file.h"
+#include "tinyamp/support/atomic_file.h"
 #include "visualizer/app/node_boxes.h"
 #include "visualizer/app/platform.h"
 #include "visualizer/app/script_driver.h"

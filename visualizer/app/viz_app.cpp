@@ -7,7 +7,7 @@
 #include <exception>
 #include <utility>
 
-#include "tinyamp/core/atomic_file.h"
+#include "tinyamp/support/atomic_file.h"
 #include "visualizer/app/colors.h"
 #include "visualizer/app/controls_panel.h"
 #include "visualizer/app/curves_panel.h"

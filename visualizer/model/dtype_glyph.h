@@ -3,7 +3,7 @@
 // that dtypes can be told apart without their colors: in grayscale, on a monochrome printout, or
 // with a color vision the palette does not separate enough. No GUI here: the app draws them
 // (app/node_painter.h) and tests/visualizer/dtype_glyph_test.cpp checks that no two dtypes share one.
-#include "tinyamp/core/dtype.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::viz {
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <utility>
 
-#include "tools/train/gpt_model.h"
-#include "tools/train/models.h"
-#include "tools/train/trainer.h"
+#include "training/gpt_model.h"
+#include "training/models.h"
+#include "training/trainer.h"
 
 namespace tinyamp::viz {
 

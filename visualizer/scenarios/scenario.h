@@ -10,18 +10,18 @@
 #include <tinyamp/tinyamp.h>
 
 namespace tinyamp::train {
-class Gpt;  // tools/train/gpt_model.h
+class Gpt;  // training/gpt_model.h
 }
 
 namespace tinyamp::viz {
 
 struct ScenarioOptions {
-    /// "mlp", "cnn" (tools/train's models) or "deep": Linear(64, 32) ReLU, 14 x (Linear(32, 32) ReLU),
+    /// "mlp", "cnn" (training/'s models) or "deep": Linear(64, 32) ReLU, 14 x (Linear(32, 32) ReLU),
     /// Linear(32, 10), 16 Linear layers in all, whose bf16 step (micro_batches 1) is a graph of
     /// 198 nodes: 163 events (10 per hidden layer: 2 casts, linear, relu forward; linear, relu,
     /// 2 cast and 2 AccumulateGrad backward) and 35 tensors from outside (weights, biases, the
     /// batch, its labels, the backward seed).
-    /// "gpt": tools/train's character GPT, one block (n_layer 1), 2 heads, width 16, trained on
+    /// "gpt": training/'s character GPT, one block (n_layer 1), 2 heads, width 16, trained on
     /// windows of `context` characters of the King James text: embeddings, LayerNorm, c_attn, the
     /// attention, c_proj, the GELU MLP and the residual adds, each op one node.
     std::string model = "mlp";

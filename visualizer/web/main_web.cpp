@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "tinyamp/core/parallel.h"
+#include "tinyamp/support/parallel.h"
 #include "visualizer/app/platform.h"
 #include "visualizer/app/ui_targets.h"
 #include "visualizer/app/viz_app.h"

@@ -12,7 +12,7 @@
 #include <exception>
 #include <string>
 
-#include "tinyamp/core/parallel.h"
+#include "tinyamp/support/parallel.h"
 #include "visualizer/scenarios/scenario.h"
 
 int main(int argc, char** argv)

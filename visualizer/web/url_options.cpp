@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "tinyamp/core/error.h"
+#include "tinyamp/support/error.h"
 
 namespace tinyamp::viz {
 namespace {

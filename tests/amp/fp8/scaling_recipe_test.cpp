@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/support/expect_error.h"
-#include "tinyamp/amp/fp8/scaling_recipe.h"
+#include "tinyamp/values/scaling_recipe.h"
 
 namespace amp = tinyamp::amp;
 namespace mf = tinyamp::minifloat;

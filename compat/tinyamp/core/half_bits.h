@@ -1,0 +1,5 @@
+#pragma once
+// tinyamp 0.1's path for tinyamp/values/half_bits.h: this forwarding header is installed for one release (0.2,
+// removed in 0.3; the CHANGELOG says so). Include "tinyamp/values/half_bits.h" instead: since issue 40
+// each folder of tinyamp/ is one floor (docs/architecture.md).
+#include "tinyamp/values/half_bits.h"
