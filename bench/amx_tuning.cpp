@@ -43,7 +43,7 @@ using GemmFn = void (*)(const Problem&, int threads);
 template <class Tiles, std::int64_t MC, std::int64_t NC, std::int64_t KC, bool RowsOuter>
 void blocked_gemm(const Problem& problem, int threads)
 {
-    blocked::gemm<amx::Kernel<Tiles, MC, NC, KC, RowsOuter>>(problem, threads);
+    blocked::gemm_blocked<amx::Kernel<Tiles, MC, NC, KC, RowsOuter>>(problem, threads);
 }
 
 struct Variant {
@@ -101,7 +101,7 @@ int check_on_emulated_tiles()
     int differences = 0;
     // 96: one k block, op(A) read in place; 200: packed op(A), padded k; 576: two k blocks, packed op(A).
     for (const std::int64_t n : {96, 200, 576})
-        for (int threads : {1, 2}) differences += count_differences(Inputs(n), threads, amx::gemm_emulated<BFloat16>, true);
+        for (int threads : {1, 2}) differences += count_differences(Inputs(n), threads, amx::gemm_amx_emulated<BFloat16>, true);
     std::printf("%d variants x 6 products on emulated tiles: %d differences from the tier\n", int(variants().size()), differences);
     return differences == 0 ? 0 : 1;
 }
@@ -109,13 +109,13 @@ int check_on_emulated_tiles()
 void time_one_size(std::int64_t n, int threads, const bench::tuning::Options& options)
 {
     const Inputs in(n);
-    if (count_differences(in, threads, amx::gemm<BFloat16>, false) != 0) std::exit(1);
+    if (count_differences(in, threads, amx::gemm_amx<BFloat16>, false) != 0) std::exit(1);
     std::vector<BFloat16> c(n * n);
     bench::onednn_set_threads(threads);
     bench::OnednnMatmul matmul(DType::bf16, n, n, n);
     std::vector<bench::tuning::Candidate> candidates{
         {"oneDNN bf16", [&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); }},
-        {"the tier (128/256/256 A outer)", [&] { amx::gemm<BFloat16>(in.problem(c.data()), threads); }}};
+        {"the tier (128/256/256 A outer)", [&] { amx::gemm_amx<BFloat16>(in.problem(c.data()), threads); }}};
     for (const Variant& v : variants())
         candidates.push_back({v.name, [&, gemm = v.hardware] { gemm(in.problem(c.data()), threads); }});
     bench::tuning::time_candidates(n, threads, options, candidates, [threads] {
@@ -135,7 +135,7 @@ void print_phases(std::int64_t n, int threads, const bench::tuning::Options& opt
     bench::OnednnMatmul matmul(DType::bf16, n, n, n);
     bench::phases::print_phases(
         "oneDNN", n, threads, rounds, [&] { matmul.run<BFloat16>(in.values.a_bf16.data(), in.values.b_bf16.data(), c.data()); },
-        [&] { blocked::gemm<Timed>(in.problem(c.data()), threads); });
+        [&] { blocked::gemm_blocked<Timed>(in.problem(c.data()), threads); });
 }
 
 }  // namespace

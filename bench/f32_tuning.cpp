@@ -60,7 +60,7 @@ Variant variant()
     std::snprintf(name, sizeof name, "%lldx32 %lld/%lld/%lld %s%s", (long long)MR, (long long)MC, (long long)NC, (long long)KC,
                   RowsOuter ? "A outer" : "B outer", prefetch);
     return {name, [](const Problem& problem, int threads) {
-                blocked::gemm<avx512::Kernel<MR, MC, NC, KC, RowsOuter, Ahead>>(problem, threads);
+                blocked::gemm_blocked<avx512::Kernel<MR, MC, NC, KC, RowsOuter, Ahead>>(problem, threads);
             }};
 }
 
@@ -91,9 +91,9 @@ std::vector<Variant> variants()
             variant<14, 224, 512, 384, b_outer, Prefetch::next_a>(),
             variant<8, 256, 256, 192, b_outer, Prefetch::next_a>(),
             {"the tier, each thread packs all of op(A)",
-             [](const Problem& problem, int threads) { blocked::gemm<TierPackingItsOwnA>(problem, threads); }},
+             [](const Problem& problem, int threads) { blocked::gemm_blocked<TierPackingItsOwnA>(problem, threads); }},
             {"the tier, a large op(A) packed per block of columns",
-             [](const Problem& problem, int threads) { blocked::gemm<TierRepackingLargeA>(problem, threads); }}};
+             [](const Problem& problem, int threads) { blocked::gemm_blocked<TierRepackingLargeA>(problem, threads); }}};
 }
 
 Problem square_product(const bench::GemmInputs& in, float* c)
@@ -106,7 +106,7 @@ Problem square_product(const bench::GemmInputs& in, float* c)
 int count_differences(const bench::GemmInputs& in, int threads)
 {
     std::vector<float> expected(in.n * in.n), got(in.n * in.n);
-    avx512::gemm<float, float>(square_product(in, expected.data()), threads);
+    avx512::gemm_avx512<float, float>(square_product(in, expected.data()), threads);
     int differences = 0;
     for (const Variant& v : variants()) {
         std::fill(got.begin(), got.end(), 0.0f);
@@ -137,7 +137,7 @@ void time_one_size(std::int64_t n, int threads, const bench::tuning::Options& op
     bench::openblas_set_threads(threads);
     std::vector<bench::tuning::Candidate> candidates{
         {"OpenBLAS sgemm", [&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); }},
-        {"the tier (8x32 128/256/256)", [&] { avx512::gemm<float, float>(square_product(in, c.data()), threads); }}};
+        {"the tier (8x32 128/256/256)", [&] { avx512::gemm_avx512<float, float>(square_product(in, c.data()), threads); }}};
     for (const Variant& v : variants()) candidates.push_back({v.name, [&, gemm = v.gemm] { gemm(square_product(in, c.data()), threads); }});
     bench::tuning::time_candidates(n, threads, options, candidates, [threads] {
         if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // OpenBLAS's threads stop spinning
@@ -155,7 +155,7 @@ void print_phases(std::int64_t n, int threads, const bench::tuning::Options& opt
     bench::openblas_set_threads(threads);
     bench::phases::print_phases(
         "OpenBLAS", n, threads, rounds, [&] { bench::openblas_sgemm(n, n, n, in.a.data(), in.b.data(), c.data()); },
-        [&] { blocked::gemm<Timed>(square_product(in, c.data()), threads); });
+        [&] { blocked::gemm_blocked<Timed>(square_product(in, c.data()), threads); });
 }
 
 }  // namespace

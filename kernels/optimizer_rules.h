@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The per-element update of each optimizer, written once for both devices: the CPU loop
-/// (tinyamp/optim/update_loop.h) and the CUDA kernel (kernels/cuda/optimizer_step.cu) call the
+/// (tinyamp/optim/update_loop.h) and the CUDA kernel (kernels/cuda/optimizer_step_cuda.cu) call the
 /// same rule, so a parameter on the GPU gets the same operations, in the same order, as on the
 /// CPU: PyTorch's single-tensor SGD and Adam/AdamW, each add with alpha (and lerp, addcmul) a
 /// fused multiply-add as PyTorch's CPU kernels fuse it. T is the "opmath" type: f32, or f64 for

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No two source files of the library share a base name across folders (issue 40): a search for
 `elementwise.h` must find one file, and a name must say which floor's file it is. Checks
-tinyamp/ and kernels/: the files of one base name (`x.h`, `x.cpp`, `x.cu`, `x.cuh`) must all be in
+tinyamp/, kernels/ and training/: the files of one base name (`x.h`, `x.cpp`, `x.cu`, `x.cuh`) must all be in
 one folder. Exits 1 naming each name found in more than one folder, unless it is listed in
 scripts/name_collisions_allowed.txt (the collisions that predate the check, each to be renamed);
 a listed name that no longer collides fails too, so the list only shrinks.
@@ -13,7 +13,7 @@ import pathlib
 import sys
 
 SOURCE_SUFFIXES = {".h", ".cpp", ".cu", ".cuh"}
-CHECKED = ("tinyamp", "kernels")
+CHECKED = ("tinyamp", "kernels", "training")
 
 
 def folders_by_name(root):

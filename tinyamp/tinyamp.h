@@ -51,16 +51,16 @@
 #include "tinyamp/optim/lr_scheduler.h"  // optim::StepLR, CosineAnnealingLR, LambdaLR
 #include "tinyamp/optim/clip_grad.h"     // optim::clip_grad_norm_
 #include "tinyamp/nn/module.h"           // nn::Module: parameters, buffers, train/eval, to(dtype)
-#include "tinyamp/nn/linear.h"           // nn::Linear
-#include "tinyamp/nn/embedding.h"        // nn::Embedding
-#include "tinyamp/nn/attention.h"        // nn::CausalSelfAttention
-#include "tinyamp/nn/conv.h"             // nn::Conv2d
-#include "tinyamp/nn/normalization.h"    // nn::LayerNorm, nn::BatchNorm1d, nn::BatchNorm2d
-#include "tinyamp/nn/activation.h"       // nn::ReLU, nn::GELU
-#include "tinyamp/nn/dropout.h"          // nn::Dropout
-#include "tinyamp/nn/flatten.h"          // nn::Flatten
+#include "tinyamp/nn/linear_layer.h"           // nn::Linear
+#include "tinyamp/nn/embedding_layer.h"        // nn::Embedding
+#include "tinyamp/nn/attention_layer.h"        // nn::CausalSelfAttention
+#include "tinyamp/nn/conv_layer.h"             // nn::Conv2d
+#include "tinyamp/nn/normalization_layers.h"    // nn::LayerNorm, nn::BatchNorm1d, nn::BatchNorm2d
+#include "tinyamp/nn/activation_layers.h"       // nn::ReLU, nn::GELU
+#include "tinyamp/nn/dropout_layer.h"          // nn::Dropout
+#include "tinyamp/nn/flatten_layer.h"          // nn::Flatten
 #include "tinyamp/nn/sequential.h"       // nn::Sequential
-#include "tinyamp/nn/loss.h"             // nn::CrossEntropyLoss, nn::MSELoss, ...
+#include "tinyamp/nn/loss_layers.h"             // nn::CrossEntropyLoss, nn::MSELoss, ...
 #include "tinyamp/support/atomic_file.h"      // io::write_file_atomically
 #include "tinyamp/io/safetensors.h"      // io::save_safetensors, io::load_safetensors
 #include "tinyamp/io/checkpoint.h"       // io::save_checkpoint, io::load_checkpoint

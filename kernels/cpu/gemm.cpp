@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "kernels/cpu/gemm_fast.h"
 #include "tinyamp/support/parallel.h"
 
@@ -153,11 +153,11 @@ void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans
         if (threads == 0) threads = gemm_thread_count(m, n, k);
 #if defined(__x86_64__)  // the only CPUs the fast tiers are built for
         if constexpr (std::is_same_v<In, BFloat16>) {
-            if (tier == GemmTier::amx) return amx::gemm<Out>(problem, threads);
-            if (tier == GemmTier::avx512_bf16) return avx512_bf16::gemm<Out>(problem, threads);
+            if (tier == GemmTier::amx) return amx::gemm_amx<Out>(problem, threads);
+            if (tier == GemmTier::avx512_bf16) return avx512_bf16::gemm_avx512_bf16<Out>(problem, threads);
         }
-        if (tier == GemmTier::avx512 || tier == GemmTier::avx512_bf16 || tier == GemmTier::amx) return avx512::gemm<In, Out>(problem, threads);
-        if (tier == GemmTier::avx2) return avx2::gemm<In, Out>(problem, threads);
+        if (tier == GemmTier::avx512 || tier == GemmTier::avx512_bf16 || tier == GemmTier::amx) return avx512::gemm_avx512<In, Out>(problem, threads);
+        if (tier == GemmTier::avx2) return avx2::gemm_avx2<In, Out>(problem, threads);
 #else
         (void)problem;
 #endif

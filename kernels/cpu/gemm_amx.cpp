@@ -6,21 +6,21 @@
 namespace tinyamp::kernels::cpu::amx {
 #if defined(__x86_64__)  // elsewhere gemm_on_tier() never calls a tier
 template <class Out>
-void gemm(const GemmProblem<BFloat16, Out>& problem, int threads)
+void gemm_amx(const GemmProblem<BFloat16, Out>& problem, int threads)
 {
-    blocked::gemm<Kernel<HardwareTiles>>(problem, threads);
+    blocked::gemm_blocked<Kernel<HardwareTiles>>(problem, threads);
 }
 
 template <class Out>
-void gemm_emulated(const GemmProblem<BFloat16, Out>& problem, int threads)
+void gemm_amx_emulated(const GemmProblem<BFloat16, Out>& problem, int threads)
 {
-    blocked::gemm<Kernel<EmulatedTiles>>(problem, threads);
+    blocked::gemm_blocked<Kernel<EmulatedTiles>>(problem, threads);
 }
 
-template void gemm<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
-template void gemm<float>(const GemmProblem<BFloat16, float>&, int);
-template void gemm_emulated<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
-template void gemm_emulated<float>(const GemmProblem<BFloat16, float>&, int);
+template void gemm_amx<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm_amx<float>(const GemmProblem<BFloat16, float>&, int);
+template void gemm_amx_emulated<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm_amx_emulated<float>(const GemmProblem<BFloat16, float>&, int);
 
 #endif
 

@@ -48,7 +48,7 @@ __attribute__((target("avx2,fma"))) void Kernel::run(std::int64_t kc, const floa
 
 }  // namespace
 
-TINYAMP_DEFINE_WIDENING_GEMM_TIER(Kernel)
+TINYAMP_DEFINE_WIDENING_GEMM_TIER(gemm_avx2, Kernel)
 
 #endif
 

@@ -7,7 +7,7 @@
 namespace tinyamp::kernels::cpu::avx512 {
 #if defined(__x86_64__)  // elsewhere gemm_on_tier() never calls a tier
 
-TINYAMP_DEFINE_WIDENING_GEMM_TIER(Kernel<>)
+TINYAMP_DEFINE_WIDENING_GEMM_TIER(gemm_avx512, Kernel<>)
 
 #endif
 

@@ -85,13 +85,13 @@ __attribute__((target("avx512f,avx512bf16"))) void Kernel::run_a_in_place(std::i
 }  // namespace
 
 template <class Out>
-void gemm(const GemmProblem<BFloat16, Out>& problem, int threads)
+void gemm_avx512_bf16(const GemmProblem<BFloat16, Out>& problem, int threads)
 {
-    blocked::gemm<Kernel>(problem, threads);
+    blocked::gemm_blocked<Kernel>(problem, threads);
 }
 
-template void gemm<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
-template void gemm<float>(const GemmProblem<BFloat16, float>&, int);
+template void gemm_avx512_bf16<BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);
+template void gemm_avx512_bf16<float>(const GemmProblem<BFloat16, float>&, int);
 
 #endif
 

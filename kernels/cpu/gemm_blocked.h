@@ -410,7 +410,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
 
 /// The product on `threads` threads (at least 1), each computing its own part of C.
 template <class Kernel, class In, class Out>
-void gemm(const GemmProblem<In, Out>& pr, int threads)
+void gemm_blocked(const GemmProblem<In, Out>& pr, int threads)
 {
     using K = Kernel;
     if (pr.m == 0 || pr.n == 0) return;
@@ -460,17 +460,17 @@ void gemm(const GemmProblem<In, Out>& pr, int threads)
 
 }  // namespace tinyamp::kernels::cpu::blocked
 
-/// Defines a tier's entry point `gemm` (gemm_fast.h) as the blocked GEMM around `Kernel`, for
-/// every (In, Out) a tier whose kernel takes f32 serves: f32, f16 and bf16, with their own dtype
-/// or f32 out. Used inside the tier's namespace.
-#define TINYAMP_DEFINE_WIDENING_GEMM_TIER(Kernel)                                                 \
+/// Defines a tier's entry point `Name` (gemm_fast.h: gemm_avx2, gemm_avx512) as the blocked GEMM
+/// around `Kernel`, for every (In, Out) a tier whose kernel takes f32 serves: f32, f16 and bf16,
+/// with their own dtype or f32 out. Used inside the tier's namespace.
+#define TINYAMP_DEFINE_WIDENING_GEMM_TIER(Name, Kernel)                                              \
     template <class In, class Out>                                                                \
-    void gemm(const GemmProblem<In, Out>& problem, int threads)                                   \
+    void Name(const GemmProblem<In, Out>& problem, int threads)                                   \
     {                                                                                             \
-        blocked::gemm<Kernel>(problem, threads);                                                  \
+        blocked::gemm_blocked<Kernel>(problem, threads);                                          \
     }                                                                                             \
-    template void gemm<float, float>(const GemmProblem<float, float>&, int);                      \
-    template void gemm<Half, Half>(const GemmProblem<Half, Half>&, int);                          \
-    template void gemm<BFloat16, BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);          \
-    template void gemm<Half, float>(const GemmProblem<Half, float>&, int);                        \
-    template void gemm<BFloat16, float>(const GemmProblem<BFloat16, float>&, int);
+    template void Name<float, float>(const GemmProblem<float, float>&, int);                      \
+    template void Name<Half, Half>(const GemmProblem<Half, Half>&, int);                          \
+    template void Name<BFloat16, BFloat16>(const GemmProblem<BFloat16, BFloat16>&, int);          \
+    template void Name<Half, float>(const GemmProblem<Half, float>&, int);                        \
+    template void Name<BFloat16, float>(const GemmProblem<BFloat16, float>&, int);

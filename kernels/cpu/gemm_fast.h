@@ -45,24 +45,24 @@ void gemm_on_tier(GemmTier tier, int threads, Transpose trans_a, Transpose trans
 // The tiers' entry points (In: float, Half or BFloat16; Out: In or float).
 namespace avx2 {
 template <class In, class Out>
-void gemm(const GemmProblem<In, Out>& problem, int threads);
+void gemm_avx2(const GemmProblem<In, Out>& problem, int threads);
 }
 namespace avx512 {
 template <class In, class Out>
-void gemm(const GemmProblem<In, Out>& problem, int threads);
+void gemm_avx512(const GemmProblem<In, Out>& problem, int threads);
 }
 namespace avx512_bf16 {
 template <class Out>
-void gemm(const GemmProblem<BFloat16, Out>& problem, int threads);
+void gemm_avx512_bf16(const GemmProblem<BFloat16, Out>& problem, int threads);
 }
 namespace amx {
 template <class Out>
-void gemm(const GemmProblem<BFloat16, Out>& problem, int threads);
+void gemm_amx(const GemmProblem<BFloat16, Out>& problem, int threads);
 /// The amx tier's code (packing, blocking, kernel, epilogue) with each tile instruction carried
 /// out by EmulatedTiles (gemm_amx_tiles.h) instead of the CPU: runs on any CPU, a thousand times
 /// slower. The tests use it to check the tier on machines without AMX.
 template <class Out>
-void gemm_emulated(const GemmProblem<BFloat16, Out>& problem, int threads);
+void gemm_amx_emulated(const GemmProblem<BFloat16, Out>& problem, int threads);
 }  // namespace amx
 
 }  // namespace tinyamp::kernels::cpu

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,6 +1,6 @@
 #pragma once
 // One optimizer step on the CPU: the rule of kernels/optimizer_rules.h applied to every element of
-// a parameter, its gradient and its state, in place (the GPU's twin: kernels/cuda/optimizer_step.h).
+// a parameter, its gradient and its state, in place (the GPU's twin: kernels/cuda/optimizer_step_cuda.h).
 //
 // Why a kernel of its own: the rules fuse PyTorch's multiply-adds with std::fma. Compiled for the
 // baseline x86-64 that every tinyamp build targets (no FMA instructions), each std::fma is a call

@@ -1,15 +1,15 @@
 // Built when tinyamp has no CUDA backend (nvcc was not found, or -DTINYAMP_CUDA=OFF): the CUDA
 // kernels' entry points exist, so ops link, and each says clearly why it cannot run. Ops only
 // reach them for CUDA tensors, which cannot be made without the backend, so these are a guard.
-#include "kernels/cuda/amp.h"
-#include "kernels/cuda/convert.h"
-#include "kernels/cuda/elementwise.h"
-#include "kernels/cuda/gemm.h"
-#include "kernels/cuda/loss.h"
-#include "kernels/cuda/optimizer_step.h"
-#include "kernels/cuda/reduce.h"
-#include "kernels/cuda/softmax.h"
-#include "kernels/cuda/strided_copy.h"
+#include "kernels/cuda/amp_cuda.h"
+#include "kernels/cuda/convert_cuda.h"
+#include "kernels/cuda/elementwise_cuda.h"
+#include "kernels/cuda/gemm_cuda.h"
+#include "kernels/cuda/loss_cuda.h"
+#include "kernels/cuda/optimizer_step_cuda.h"
+#include "kernels/cuda/reduce_cuda.h"
+#include "kernels/cuda/softmax_cuda.h"
+#include "kernels/cuda/strided_copy_cuda.h"
 #include "tinyamp/support/error.h"
 
 namespace tinyamp::kernels::cuda {

@@ -1,7 +1,7 @@
 #pragma once
 // Device-side element types and the load/store pair every kernel uses: f16 and bf16 are loaded
 // into f32, computed there, and rounded once (to nearest even) when stored, as the CPU kernels
-// do (kernels/cpu/elementwise.h). f64 computes in f64, i64 and bool in i64.
+// do (kernels/cpu/elementwise_loops.h). f64 computes in f64, i64 and bool in i64.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

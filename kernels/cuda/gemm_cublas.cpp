@@ -10,7 +10,7 @@
 // inputs to 10 mantissa bits, so "f32" results would silently carry about f16's precision and
 // no longer match the CPU reference or teach the f32-vs-f16 comparison honestly. PyTorch also
 // leaves TF32 matmuls off by default (torch.backends.cuda.matmul.allow_tf32 = False).
-#include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemm_cuda.h"
 
 #include <cublas_v2.h>
 

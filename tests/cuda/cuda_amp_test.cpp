@@ -12,7 +12,7 @@
 #include <tinyamp/tinyamp.h>
 
 #include "cuda_compare.h"
-#include "kernels/cuda/amp.h"
+#include "kernels/cuda/amp_cuda.h"
 
 using namespace tinyamp;
 using test::check_gpu_matches_cpu;

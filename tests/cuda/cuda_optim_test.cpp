@@ -1,4 +1,4 @@
-// The optimizers' GPU step (kernels/cuda/optimizer_step.cu) against the CPU loop: both apply the
+// The optimizers' GPU step (kernels/cuda/optimizer_step_cuda.cu) against the CPU loop: both apply the
 // same rule (kernels/optimizer_rules.h) with the same fused multiply-adds, and the GPU file is
 // built with --fmad=false, so f32 and f64 weights and states must come out bit for bit equal.
 #include "cuda_compare.h"

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu/elementwise.h"
-#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/elementwise_loops.h"
+#include "kernels/cpu/reduce_loops.h"
 
 using namespace tinyamp;
 using namespace tinyamp::kernels::cpu;

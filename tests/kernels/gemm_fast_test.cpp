@@ -80,7 +80,7 @@ struct Impl {
         if (!emulated_tiles) return cpu::gemm_on_tier<In, Out>(tier, threads, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
         if constexpr (std::is_same_v<In, BFloat16>) {
             const cpu::GemmProblem<In, Out> problem{ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias};
-            cpu::amx::gemm_emulated<Out>(problem, threads == 0 ? cpu::gemm_thread_count(m, n, k) : threads);
+            cpu::amx::gemm_amx_emulated<Out>(problem, threads == 0 ? cpu::gemm_thread_count(m, n, k) : threads);
         } else {
             FAIL("the emulated tiles take bf16 only");
         }
@@ -380,7 +380,7 @@ TEST_CASE("an op(A) too large to pack whole, in chunks of rows or packed per blo
             using K = decltype(kernel);
             return g.run([&](auto trans_a, auto trans_b, auto m, auto n, auto k, auto alpha, auto a, auto lda, auto b, auto ldb,
                              auto beta, auto c, auto ldc, auto bias) {
-                cpu::blocked::gemm<K>(cpu::GemmProblem<float, float>{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias},
+                cpu::blocked::gemm_blocked<K>(cpu::GemmProblem<float, float>{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias},
                                       threads);
             });
         };

@@ -13,7 +13,7 @@
 
 #include <tinyamp/tinyamp.h>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "kernels/cpu/gemm.h"
 #include "tests/support/gemm_matrices.h"
 

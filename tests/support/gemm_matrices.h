@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "kernels/cpu/gemm.h"
 #include "tests/support/tolerance.h"
 #include "tinyamp/values/dtype.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <optional>
 
-#include "kernels/cuda/amp.h"
+#include "kernels/cuda/amp_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise.h"

@@ -3,7 +3,7 @@
 /// The two ops a GradScaler's work is made of, as PyTorch has them:
 /// torch._amp_foreach_non_finite_check_and_unscale_ and torch._amp_update_scale_. They go through
 /// the dispatcher like every op, so a trace shows a scaler's unscale and update, and each runs
-/// where its tensors are: on a GPU, two CUDA kernels (kernels/cuda/amp.h), and the host waits for
+/// where its tensors are: on a GPU, two CUDA kernels (kernels/cuda/amp_cuda.h), and the host waits for
 /// the GPU once per step, to read found_inf, instead of once per gradient.
 
 #include <cstdint>

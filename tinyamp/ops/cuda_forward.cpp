@@ -4,10 +4,10 @@
 #include <limits>
 #include <string_view>
 
-#include "kernels/cuda/elementwise.h"
-#include "kernels/cuda/gemm.h"
-#include "kernels/cuda/loss.h"
-#include "kernels/cuda/reduce.h"
+#include "kernels/cuda/elementwise_cuda.h"
+#include "kernels/cuda/gemm_cuda.h"
+#include "kernels/cuda/loss_cuda.h"
+#include "kernels/cuda/reduce_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/ops/matmul.h"

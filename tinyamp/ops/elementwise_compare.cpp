@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"

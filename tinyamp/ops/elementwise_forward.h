@@ -4,13 +4,13 @@
 /// helpers shared by elementwise_arithmetic.cpp, elementwise_math.cpp and elementwise_compare.cpp.
 ///
 /// Each helper takes the op's function as a template argument and runs it over every element,
-/// once per dtype the op accepts, with the loops of kernels/cpu/elementwise.h; CUDA tensors go to
+/// once per dtype the op accepts, with the loops of kernels/cpu/elementwise_loops.h; CUDA tensors go to
 /// cuda_forward instead. Those instantiations are most of the ops' compile time, which is why the
 /// ops are in three files (one family each) that compile in parallel.
 
 #include <cstdint>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/tensor/tensor.h"

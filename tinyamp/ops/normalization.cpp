@@ -1,4 +1,4 @@
-// layer_norm and batch_norm: the forward with the loops of kernels/cpu/normalization.h; one
+// layer_norm and batch_norm: the forward with the loops of kernels/cpu/normalization_loops.h; one
 // backward for both, written with other ops in the statistics' dtype (f32 for f16/bf16 inputs).
 //
 // Both compute y = xhat * weight + bias with xhat = (x - mean) * rstd, rstd = 1 / sqrt(var + eps);
@@ -7,8 +7,8 @@
 //   batch_norm:  groups are channels, over N and the spatial dims; weight varies by channel
 #include "tinyamp/ops/normalization.h"
 
-#include "kernels/cpu/normalization.h"
-#include "kernels/cuda/softmax.h"
+#include "kernels/cpu/normalization_loops.h"
+#include "kernels/cuda/softmax_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"

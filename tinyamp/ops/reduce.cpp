@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "kernels/cpu/reduce.h"
-#include "kernels/cuda/reduce.h"
+#include "kernels/cpu/reduce_loops.h"
+#include "kernels/cuda/reduce_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"

@@ -1,9 +1,9 @@
-// softmax and log_softmax: forward with the lane kernel of kernels/cpu/softmax.h, backward
+// softmax and log_softmax: forward with the lane kernel of kernels/cpu/softmax_loops.h, backward
 // written with other ops in the compute dtype (f32 for f16/bf16), like the forward.
 #include "tinyamp/ops/softmax.h"
 
-#include "kernels/cpu/softmax.h"
-#include "kernels/cuda/softmax.h"
+#include "kernels/cpu/softmax_loops.h"
+#include "kernels/cuda/softmax_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"

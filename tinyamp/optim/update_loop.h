@@ -10,7 +10,7 @@
 /// It computes in the parameter's "opmath" type: f64 for f64, f32 for everything else. Where the
 /// parameter, its gradient and its states all have that dtype, are contiguous and live on one
 /// device, they are updated in their own memory: on the CPU by one loop (kernels/cpu/optimizer_step.h,
-/// vectorized where the CPU has FMA), on a GPU by one kernel launch (kernels/cuda/optimizer_step.h)
+/// vectorized where the CPU has FMA), on a GPU by one kernel launch (kernels/cuda/optimizer_step_cuda.h)
 /// with the same rule. Anything else (an f16/bf16
 /// parameter or state, a transposed leaf, a gradient on another device) is copied into contiguous
 /// CPU tensors of the opmath type, updated there and copied back with copy_, which rounds once
@@ -20,7 +20,7 @@
 /// update below half an ulp of an f16 weight rounds away (p - lr*g == p; for p near 1, below 0.00024).
 
 #include "kernels/cpu/optimizer_step.h"
-#include "kernels/cuda/optimizer_step.h"
+#include "kernels/cuda/optimizer_step_cuda.h"
 #include "kernels/optimizer_rules.h"
 #include "tinyamp/tensor/layout.h"
 

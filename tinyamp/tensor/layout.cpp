@@ -8,8 +8,8 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/strided_copy.h"
-#include "kernels/cuda/convert.h"
-#include "kernels/cuda/strided_copy.h"
+#include "kernels/cuda/convert_cuda.h"
+#include "kernels/cuda/strided_copy_cuda.h"
 #include "tinyamp/tensor/cuda_memory.h"
 
 namespace tinyamp::layout {
@@ -211,7 +211,7 @@ Tensor clone(const Tensor& self)
     } else if (self.is_contiguous()) {
         cuda_memory::copy(out.data_ptr(), self.device(), self.data_ptr(), self.device(), self.nbytes());
     } else {
-        // A view of a CUDA tensor is gathered on its device (kernels/cuda/strided_copy.cu).
+        // A view of a CUDA tensor is gathered on its device (kernels/cuda/strided_copy_cuda.cu).
         kernels::cuda::strided_copy(self.data_ptr(), self.shape().data(), self.strides().data(), int(self.dim()), self.element_size(),
                                     out.data_ptr(), self.device().index());
     }
@@ -226,7 +226,7 @@ Tensor convert(const Tensor& self, DType target)
                   ": tinyamp converts FP8/FP4 tensors on the CPU only; move the tensor with .cpu() first");
     const Tensor src = contiguous(self);
     Tensor out(new_impl(self.shape(), target, self.device()));
-    // CUDA tensors convert on their device, with the same rounding as the CPU (kernels/cuda/convert.cu).
+    // CUDA tensors convert on their device, with the same rounding as the CPU (kernels/cuda/convert_cuda.cu).
     const std::int64_t bad = self.device().is_cpu()
                                  ? kernels::cpu::convert(src.data_ptr(), self.dtype(), out.data_ptr(), target, self.numel())
                                  : kernels::cuda::convert(src.data_ptr(), self.dtype(), out.data_ptr(), target, self.numel(), self.device().index());

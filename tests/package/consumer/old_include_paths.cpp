@@ -7,6 +7,7 @@
 #include <tinyamp/core/factories.h>
 #include <tinyamp/core/tensor.h>
 #include <tinyamp/dispatch.h>
+#include <tinyamp/nn/linear.h>
 #include <tinyamp/ops/elementwise.h>
 
 #include <iostream>
@@ -16,6 +17,7 @@ int main()
     using namespace tinyamp;
     const Tensor x = full({2}, 1.5, DType::f32);
     amp::GradScaler scaler("cpu");
+    nn::Linear layer(3, 2);
     std::cout << "old include paths: " << dtype_name(x.dtype()) << " " << x.numel() << " scale " << scaler.get_scale() << '\n';
-    return x.numel() == 2 ? 0 : 1;
+    return x.numel() == 2 && layer.weight.numel() == 6 ? 0 : 1;
 }

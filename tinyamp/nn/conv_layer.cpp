@@ -1,10 +1,10 @@
-#include "tinyamp/nn/conv.h"
+#include "tinyamp/nn/conv_layer.h"
 
 #include <cmath>
 #include <sstream>
 #include <string>
 
-#include "tinyamp/nn/linear.h"  // uniform_init
+#include "tinyamp/nn/linear_layer.h"  // uniform_init
 
 namespace tinyamp::nn {
 

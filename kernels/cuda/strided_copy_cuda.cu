@@ -1,6 +1,6 @@
 // CUDA gather/scatter of strided views: each thread turns its flat (row-major) index into
 // coordinates, then into the view's element offset. Elements move as raw bytes of their size.
-#include "kernels/cuda/strided_copy.h"
+#include "kernels/cuda/strided_copy_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

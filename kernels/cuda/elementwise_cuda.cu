@@ -1,6 +1,6 @@
 // CUDA elementwise kernels: one thread per output element (grid-stride loop, 64-bit indices).
 // Broadcasting reads each operand through its own strides, so expanded views cost no copy.
-#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/elementwise_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

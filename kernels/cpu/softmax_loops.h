@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -1,7 +1,7 @@
-// The optimizers' step as one CUDA kernel per parameter (kernels/cuda/optimizer_step.h). Built
+// The optimizers' step as one CUDA kernel per parameter (kernels/cuda/optimizer_step_cuda.h). Built
 // with --fmad=false: the rule fuses exactly the multiply-adds PyTorch fuses (std::fma), and nvcc
 // must not fuse others, or the GPU's weights would drift from the CPU's in the last bit.
-#include "kernels/cuda/optimizer_step.h"
+#include "kernels/cuda/optimizer_step_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

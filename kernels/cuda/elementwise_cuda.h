@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "tinyamp/values/dtype.h"
-#include "kernels/cuda/strided_copy.h"
+#include "kernels/cuda/strided_copy_cuda.h"
 
 namespace tinyamp::kernels::cuda {
 

@@ -1,5 +1,5 @@
 // CUDA dtype conversions: one thread per element (grid-stride), one rounding per element.
-#include "kernels/cuda/convert.h"
+#include "kernels/cuda/convert_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

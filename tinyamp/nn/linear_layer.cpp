@@ -1,4 +1,4 @@
-#include "tinyamp/nn/linear.h"
+#include "tinyamp/nn/linear_layer.h"
 
 #include <cmath>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // CUDA softmax and log-softmax along one dimension of a contiguous buffer seen as
 // [outer, n, inner] (the n values of one lane lie `inner` apart), and layer norm's forward over
-// rows. Same formulas as kernels/cpu/softmax.h and normalization.h, computed in f32 for f16/bf16
+// rows. Same formulas as kernels/cpu/softmax_loops.h and normalization_loops.h, computed in f32 for f16/bf16
 // (f64 for f64), each result rounded once.
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "tinyamp/nn/embedding.h"
+#include "tinyamp/nn/embedding_layer.h"
 
 #include <string>
 

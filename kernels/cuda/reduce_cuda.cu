@@ -1,7 +1,7 @@
 // CUDA row reductions: one block per row (a grid-stride loop over rows), each thread summing a
 // strided part of the row, then a shared-memory tree. Small rows waste threads, which is fine
 // for what tinyamp reduces (loss rows, bias gradients).
-#include "kernels/cuda/reduce.h"
+#include "kernels/cuda/reduce_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

@@ -1,4 +1,4 @@
-#include "tinyamp/nn/dropout.h"
+#include "tinyamp/nn/dropout_layer.h"
 
 #include <vector>
 

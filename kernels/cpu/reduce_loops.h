@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 
 namespace tinyamp::kernels::cpu {
 

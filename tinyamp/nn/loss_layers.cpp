@@ -1,4 +1,4 @@
-#include "tinyamp/nn/loss.h"
+#include "tinyamp/nn/loss_layers.h"
 
 #include "tinyamp/trace/recorder.h"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_loops.h"
 
 namespace tinyamp::kernels::cpu {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "tinyamp/nn/linear.h"
+#include "tinyamp/nn/linear_layer.h"
 #include "tinyamp/nn/module.h"
 
 namespace tinyamp::nn {

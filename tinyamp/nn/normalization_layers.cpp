@@ -1,4 +1,4 @@
-#include "tinyamp/nn/normalization.h"
+#include "tinyamp/nn/normalization_layers.h"
 
 #include <string>
 #include <utility>

@@ -1,7 +1,7 @@
 // The GradScaler's CUDA kernels. One launch per gradient (launches are asynchronous, so no host
 // wait happens between them); PyTorch batches the list into fewer launches (multi_tensor_apply),
 // which matters for hundreds of parameters, not for tinyamp's models.
-#include "kernels/cuda/amp.h"
+#include "kernels/cuda/amp_cuda.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_math.cuh"

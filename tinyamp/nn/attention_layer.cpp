@@ -1,4 +1,4 @@
-#include "tinyamp/nn/attention.h"
+#include "tinyamp/nn/attention_layer.h"
 
 #include <cmath>
 

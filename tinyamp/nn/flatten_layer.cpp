@@ -1,4 +1,4 @@
-#include "tinyamp/nn/flatten.h"
+#include "tinyamp/nn/flatten_layer.h"
 
 #include <algorithm>
 #include <string>

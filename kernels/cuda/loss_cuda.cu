@@ -1,6 +1,6 @@
 // CUDA per-sample losses (one block per sample for cross entropy; one thread per sample for the
 // gathers) and the one-hot masks their backward uses.
-#include "kernels/cuda/loss.h"
+#include "kernels/cuda/loss_cuda.h"
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_check.h"

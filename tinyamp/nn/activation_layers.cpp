@@ -1,4 +1,4 @@
-#include "tinyamp/nn/activation.h"
+#include "tinyamp/nn/activation_layers.h"
 
 #include "tinyamp/ops/elementwise.h"
 

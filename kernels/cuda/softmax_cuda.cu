@@ -1,6 +1,6 @@
 // CUDA softmax / log-softmax lanes and layer norm rows: one block per lane (row), block-wide
 // max and sum in shared memory. Numerically stable as on the CPU: exponents are x - max <= 0.
-#include "kernels/cuda/softmax.h"
+#include "kernels/cuda/softmax_cuda.h"
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_check.h"
