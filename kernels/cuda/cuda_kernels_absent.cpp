@@ -27,7 +27,6 @@ namespace {
 std::int64_t convert(const void*, DType, void*, DType, std::int64_t, int) { absent("convert"); }
 void strided_copy(const void*, const std::int64_t*, const std::int64_t*, int, std::int64_t, void*, int) { absent("strided_copy"); }
 void strided_scatter(const void*, const std::int64_t*, const std::int64_t*, int, std::int64_t, void*, int) { absent("strided_scatter"); }
-bool is_comparison(BinaryOp op) { return op >= BinaryOp::eq; }
 void binary(BinaryOp, DType, const void*, const void*, const BroadcastLayout&, void*, int) { absent("binary"); }
 void unary(UnaryOp, DType, const void*, void*, std::int64_t, double, int) { absent("unary"); }
 void where(const bool*, const void*, const void*, DType, const BroadcastLayout&, void*, int) { absent("where"); }

@@ -153,7 +153,6 @@ std::int64_t count(const BroadcastLayout& l)
 
 }  // namespace
 
-bool is_comparison(BinaryOp op) { return op >= BinaryOp::eq; }
 
 void binary(BinaryOp op, DType dtype, const void* a, const void* b, const BroadcastLayout& layout, void* out, int device)
 {

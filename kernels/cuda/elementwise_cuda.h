@@ -5,18 +5,17 @@
 
 #include <cstdint>
 
-#include "tinyamp/values/dtype.h"
 #include "kernels/cuda/strided_copy_cuda.h"
+#include "kernels/elementwise_ops.h"
+#include "tinyamp/values/dtype.h"
 
 namespace tinyamp::kernels::cuda {
 
-/// Two-operand ops. Arithmetic ones write `dtype`; comparisons write bool. `neg` ignores b,
-/// `relu` is a > b ? a : b (b is the 0), exactly the CPU lambdas.
-enum class BinaryOp { add, sub, mul, div, pow, neg, relu, eq, ne, lt, le, gt, ge };
-/// One-operand float ops over contiguous buffers; `pow_scalar` raises to `param`.
-enum class UnaryOp { exp, log, sqrt, tanh, sigmoid, erf, gelu, pow_scalar };
-
-bool is_comparison(BinaryOp op);
+// The ops, as the CPU names them (kernels/elementwise_ops.h): `neg` ignores b, `relu` is
+// a > b ? a : b (b is the 0), exactly the CPU lambdas; `pow_scalar` raises to `param`.
+using kernels::BinaryOp;
+using kernels::is_comparison;
+using kernels::UnaryOp;
 
 /// Shape and per-operand strides (in elements; 0 along a broadcast dimension) of a broadcast
 /// op; the output is contiguous over `shape`. At most kMaxDims dimensions.

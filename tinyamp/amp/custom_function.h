@@ -61,8 +61,18 @@ decltype(auto) cast_for_custom_fwd(const A& a, DType to, DeviceType device_type)
 }
 
 /// The Function the autograd layer runs for a user Function: Op itself, plus custom_fwd/bwd.
+// The user op's Saved struct, when it declares one, so that WithCustomAutocast<Op> takes the
+// same context as Op.
 template <class Op>
-struct WithCustomAutocast {
+struct SavedOf {};
+template <class Op>
+    requires requires { typename Op::Saved; }
+struct SavedOf<Op> {
+    using Saved = typename Op::Saved;
+};
+
+template <class Op>
+struct WithCustomAutocast : SavedOf<Op> {
     static_assert(!HasCustomBwd<Op> || HasCustomFwd<Op>, "custom_bwd replays what custom_fwd recorded: declare custom_fwd too");
     static constexpr const char* name = Op::name;  ///< the user op's name (nodes and traces show it)
 
@@ -70,13 +80,12 @@ struct WithCustomAutocast {
     /// autocast (for custom_bwd), and with cast_inputs inside an enabled region casts the inputs
     /// (cast_for_custom_fwd) and runs forward in an `enabled = false` region.
     template <class... Args>
-    static Tensor forward(Context& ctx, const Args&... args)
+    static Tensor forward(ContextFor<Op>& ctx, const Args&... args)
     {
         if constexpr (HasCustomFwd<Op>) {
             constexpr CustomFwd fwd = Op::custom_fwd;
-            ctx.save("amp.dtype", get_autocast_dtype(fwd.device_type));
             const bool region_on = is_autocast_enabled(fwd.device_type);
-            ctx.save("amp.fwd_used_autocast", fwd.cast_inputs ? false : region_on);
+            ctx.autocast_at_forward = {get_autocast_dtype(fwd.device_type), fwd.cast_inputs ? false : region_on};
             if (fwd.cast_inputs && region_on) {
                 const std::tuple cast{cast_for_custom_fwd(args, *fwd.cast_inputs, fwd.device_type)...};  // left to right
                 autocast off(device_type_name(fwd.device_type), {.enabled = false});
@@ -88,11 +97,11 @@ struct WithCustomAutocast {
 
     /// Op::backward; with custom_bwd, inside a region of the dtype forward saw, enabled exactly
     /// when forward ran under autocast without cast_inputs.
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextFor<Op>& ctx, const Tensor& grad)
     {
         if constexpr (HasCustomBwd<Op>) {
             autocast region(device_type_name(Op::custom_bwd.device_type),
-                            {.dtype = ctx.get<DType>("amp.dtype"), .enabled = ctx.get<bool>("amp.fwd_used_autocast")});
+                            {.dtype = ctx.autocast_at_forward.dtype, .enabled = ctx.autocast_at_forward.used_autocast});
             return Op::backward(ctx, grad);
         } else {
             return Op::backward(ctx, grad);

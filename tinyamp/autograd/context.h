@@ -1,13 +1,10 @@
 #pragma once
 /// \file
 /// `Context`: what an op's forward leaves for its backward (PyTorch's `ctx`), and the flags of
-/// which inputs need a gradient. The autograd layer gives one to every op it runs.
+/// which inputs need a gradient; `ContextWith<Saved>` adds the op's own typed values. The
+/// autograd layer gives one to every op it runs.
 
-#include <algorithm>
-#include <any>
-#include <string>
-#include <string_view>
-#include <utility>
+#include <concepts>
 #include <vector>
 
 #include "tinyamp/values/small_vector.h"
@@ -18,10 +15,18 @@ namespace tinyamp {
 /// One flag per tensor argument of an op (inline: ops take a few tensors).
 using InputFlags = SmallVector<bool, 8>;
 
-/// What forward leaves for backward: tensors (save_for_backward) and other values (save/get);
-/// PyTorch's ctx. When the op is not recorded (no input needs a gradient, or grad mode is off)
-/// nobody will run its backward, so save and save_for_backward keep nothing: a forward must not
-/// read back what it saved.
+/// The autocast state a custom_fwd forward ran in, for its custom_bwd backward (PyTorch keeps the
+/// same two fields on ctx: `_dtype`, `_fwd_used_autocast`).
+struct AutocastAtForward {
+    DType dtype = DType::f32;    ///< the autocast dtype of the device type custom_fwd names
+    bool used_autocast = false;  ///< whether forward ran under autocast (and without cast_inputs)
+};
+
+/// What forward leaves for backward: the tensors (save_for_backward), the flags of which inputs
+/// need a gradient; PyTorch's ctx. Values other than tensors go in a struct the op declares, as
+/// `Saved`, and reaches as `ctx.saved` (ContextWith below). When the op is not recorded (no input
+/// needs a gradient, or grad mode is off) nobody will run its backward, so save_for_backward keeps
+/// nothing: a forward must not read back what it saved.
 class Context {
 public:
     /// Keeps `tensors` for backward (replacing what was saved before), with their storage
@@ -33,34 +38,14 @@ public:
     const std::vector<Tensor>& saved_tensors() const;
     /// Whether the i-th tensor argument of forward needs a gradient (skip work when it does not).
     bool needs_input_grad(std::size_t i) const;
+    /// Whether backward will run: the op was recorded in the graph.
+    bool recorded() const { return recorded_; }
 
-    /// Keeps any other value (a dtype, a flag, a shape) under `key`, replacing an earlier one.
-    template <class V>
-    void save(std::string_view key, V value)  // a view: an unrecorded op builds no string
-    {
-        if (!recorded_) return;
-        if (const auto it = find(key); it != data_.end()) {
-            it->second = std::move(value);
-            return;
-        }
-        if (data_.empty()) data_.reserve(4);  // ops save a few values: one allocation for all of them
-        data_.emplace_back(std::string(key), std::move(value));
-    }
-    /// The value saved under `key`, as exactly the type V it was saved with. Throws Error(state)
-    /// when nothing was saved under `key` or it was saved with another type.
-    template <class V>
-    const V& get(std::string_view key) const
-    {
-        const auto it = find(key);
-        TINYAMP_CHECK(it != data_.end(), state, "op '", op_name_, "': nothing was saved under '", key, "' in forward; call ctx.save(\"", key,
-                      "\", value) there");
-        const V* value = std::any_cast<V>(&it->second);
-        TINYAMP_CHECK(value != nullptr, state, "op '", op_name_, "': '", key, "' was saved with another type than the one asked for");
-        return *value;
-    }
+    /// Set by custom_fwd (amp/custom_function.h), read by custom_bwd.
+    AutocastAtForward autocast_at_forward;
 
     /// Used by the autograd layer: the op's name (for error messages), which inputs need a
-    /// gradient, and whether the op is recorded (if not, save and save_for_backward keep nothing).
+    /// gradient, and whether the op is recorded (if not, save_for_backward keeps nothing).
     void set_op(const char* name, InputFlags needs_input_grad, bool recorded = true);
     /// Frees the saved tensors (after a backward without retain_graph); saved_tensors() then throws.
     void release();
@@ -68,18 +53,39 @@ public:
 private:
     std::vector<Tensor> saved_;
     SmallVector<std::uint64_t, 4> saved_versions_;  // storage versions at save time
-    // A few (key, value) pairs, searched in order: cheaper than a map for the handful an op saves.
-    using Entries = std::vector<std::pair<std::string, std::any>>;
-    Entries::iterator find(std::string_view key) { return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; }); }
-    Entries::const_iterator find(std::string_view key) const
-    {
-        return std::find_if(data_.begin(), data_.end(), [&](const auto& e) { return e.first == key; });
-    }
-    Entries data_;
     InputFlags needs_input_grad_;
     const char* op_name_ = "";
     bool released_ = false;
     bool recorded_ = true;
 };
+
+/// The context of an op that keeps values besides tensors: `saved` is the op's own struct, so
+/// backward reads back exactly what forward stored, by name and type, checked by the compiler
+/// (what a closure gives micrograd's backward for free). An op declares it and takes it:
+///
+///     struct PowOp {
+///         struct Saved { double exponent = 0; };
+///         static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, double p) { ctx.saved.exponent = p; ... }
+///         static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { ... ctx.saved.exponent ... }
+///     };
+template <class Saved>
+class ContextWith : public Context {
+public:
+    Saved saved{};  ///< what forward stored for backward
+};
+
+/// The context an op's forward and backward take: ContextWith<Op::Saved> when the op declares a
+/// `Saved` struct, else Context.
+template <class Op>
+struct ContextOf {
+    using type = Context;
+};
+template <class Op>
+    requires requires { typename Op::Saved; }
+struct ContextOf<Op> {
+    using type = ContextWith<typename Op::Saved>;
+};
+template <class Op>
+using ContextFor = typename ContextOf<Op>::type;
 
 }  // namespace tinyamp

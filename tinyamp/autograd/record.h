@@ -22,7 +22,7 @@ void check_gradient_count(const char* op, std::size_t got, std::size_t expected)
 template <class Op>
 class FunctionNode : public Node {
 public:
-    Context ctx;  ///< what Op::forward saved for Op::backward
+    ContextFor<Op> ctx;  ///< what Op::forward saved for Op::backward
     std::string name() const override { return Op::name; }
     std::vector<Tensor> apply(const Tensor& grad_output) override
     {
@@ -43,7 +43,7 @@ Tensor connect(const Tensor& output, const std::shared_ptr<Node>& node, const st
 
 /// An op with a backward; ops without one (comparisons, argmax) are never recorded.
 template <class Op>
-concept Differentiable = requires(Context& ctx, const Tensor& grad) {
+concept Differentiable = requires(ContextFor<Op>& ctx, const Tensor& grad) {
     { Op::backward(ctx, grad) } -> std::same_as<std::vector<Tensor>>;
 };
 
@@ -57,7 +57,7 @@ Tensor run(const Args&... args)
     const std::vector<Tensor> inputs = tensors_in(args...);
     check_same_device(Op::name, inputs);
     if constexpr (!Differentiable<Op>) {
-        Context ctx;
+        ContextFor<Op> ctx;
         ctx.set_op(Op::name, {}, false);
         GradModeGuard no_grad(false);
         return Op::forward(ctx, args...);
@@ -68,8 +68,8 @@ Tensor run(const Args&... args)
             for (bool b : needs_grad) record = record || b;
 
         std::shared_ptr<FunctionNode<Op>> node = record ? std::make_shared<FunctionNode<Op>>() : nullptr;
-        Context unrecorded;
-        Context& ctx = node ? node->ctx : unrecorded;
+        ContextFor<Op> unrecorded;
+        ContextFor<Op>& ctx = node ? node->ctx : unrecorded;
         ctx.set_op(Op::name, std::move(needs_grad), record);
         Tensor output;
         {

@@ -145,7 +145,11 @@ void masked_softmax_rows(Tensor& p, Tensor& lse, const Tensor& mask, bool is_cau
 
 struct SdpaOp {
     static constexpr const char* name = "scaled_dot_product_attention";
-    static Tensor forward(Context& ctx, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p, bool is_causal,
+    struct Saved {
+        double scale = 1;
+        bool is_causal = false;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p, bool is_causal,
                           std::optional<double> scale)
     {
         const AttentionShape s = check_attention(name, q, k, v, mask, dropout_p, is_causal);
@@ -171,21 +175,21 @@ struct SdpaOp {
         Tensor out = empty(s.with(s.L, s.Ev), c);
         detail::gemm_into(p, layout::convert(v, c), out);
         ctx.save_for_backward({q, k, v, mask, lse});
-        ctx.save("scale", factor);
-        ctx.save("is_causal", is_causal);
+        ctx.saved.scale = factor;
+        ctx.saved.is_causal = is_causal;
         return layout::convert(out, q.dtype());  // the one rounding of f16/bf16
     }
 
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const std::vector<Tensor>& saved = ctx.saved_tensors();
         const Tensor &q = saved[0], &k = saved[1], &v = saved[2], &mask = saved[3], &lse = saved[4];
-        const double scale = ctx.get<double>("scale");
+        const double scale = ctx.saved.scale;
         const DType c = lse.dtype();
         const Tensor qc = q.to(c), kc = k.to(c), vc = v.to(c), g = grad.to(c);
         // The probabilities again, exp(logit - lse): 0 where masked (exp(-inf)) and in rows with
         // every key masked (lse = +inf there).
-        const Tensor p = exp(sub(masked_logits(qc, kc, mask, ctx.get<bool>("is_causal"), scale), lse.unsqueeze(-1)));
+        const Tensor p = exp(sub(masked_logits(qc, kc, mask, ctx.saved.is_causal, scale), lse.unsqueeze(-1)));
         Tensor grad_q, grad_k, grad_v, grad_mask;
         if (ctx.needs_input_grad(2)) grad_v = sum_to(matmul(p.transpose(-2, -1), g), v.shape()).to(v.dtype());
         if (ctx.needs_input_grad(0) || ctx.needs_input_grad(1) || ctx.needs_input_grad(3)) {

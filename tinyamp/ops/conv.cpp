@@ -71,20 +71,26 @@ Tensor im2col_kernel(const Tensor& x, const Conv2dGeometry& g)
 // The column matrix of a conv2d input; its gradient is col2im.
 struct Im2colOp {
     static constexpr const char* name = "im2col";
-    static Tensor forward(Context& ctx, const Tensor& x, const Conv2dGeometry& g)
+    struct Saved {
+        Conv2dGeometry geometry;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Conv2dGeometry& g)
     {
-        ctx.save("geometry", g);
+        ctx.saved.geometry = g;
         return im2col_kernel(x, g);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad);
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad);
 };
 
 // Columns back onto the input they were cut from, overlapping patches adding up; its gradient is im2col.
 struct Col2imOp {
     static constexpr const char* name = "col2im";
-    static Tensor forward(Context& ctx, const Tensor& cols, const Conv2dGeometry& g)
+    struct Saved {
+        Conv2dGeometry geometry;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& cols, const Conv2dGeometry& g)
     {
-        ctx.save("geometry", g);
+        ctx.saved.geometry = g;
         const Tensor c = layout::contiguous(cols);
         Tensor x = zeros({g.batch, g.channels, g.height, g.width}, cols.dtype());
         if (c.numel() == 0) return x;
@@ -94,26 +100,29 @@ struct Col2imOp {
         });
         return x;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        return {dispatch<Im2colOp>(grad, ctx.get<Conv2dGeometry>("geometry"))};
+        return {dispatch<Im2colOp>(grad, ctx.saved.geometry)};
     }
 };
 
-std::vector<Tensor> Im2colOp::backward(Context& ctx, const Tensor& grad)
+std::vector<Tensor> Im2colOp::backward(ContextWith<Saved>& ctx, const Tensor& grad)
 {
-    return {dispatch<Col2imOp>(grad, ctx.get<Conv2dGeometry>("geometry"))};
+    return {dispatch<Col2imOp>(grad, ctx.saved.geometry)};
 }
 
 struct Conv2dOp {
     static constexpr const char* name = "conv2d";
-    static Tensor forward(Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias, Size2d stride, Size2d padding)
+    struct Saved {
+        Conv2dGeometry geometry;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias, Size2d stride, Size2d padding)
     {
         require_cpu(name, {input, weight, bias});
         detail::check_same_float_dtype(name, bias.defined() ? "input, weight and bias" : "input and weight", {input, weight, bias});
         const Conv2dGeometry g = geometry(input, weight, bias, stride, padding);
         ctx.save_for_backward({input, weight});
-        ctx.save("geometry", g);
+        ctx.saved.geometry = g;
         const std::int64_t out_channels = weight.size(0);
         // [O, C*kh*kw] · [C*kh*kw, N*OH*OW] -> [O, N*OH*OW]; the GEMM's epilogue adds each output
         // channel's bias to its row before the one rounding.
@@ -124,11 +133,11 @@ struct Conv2dOp {
         const Tensor by_channel = layout::view(out, {out_channels, g.batch, g.out_height(), g.out_width()});
         return layout::contiguous(layout::permute(by_channel, {1, 0, 2, 3}));
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const Tensor& input = ctx.saved_tensors()[0];
         const Tensor& weight = ctx.saved_tensors()[1];
-        const auto& g = ctx.get<Conv2dGeometry>("geometry");
+        const auto& g = ctx.saved.geometry;
         const std::int64_t out_channels = weight.size(0);
         const Tensor grad_cols = grad.transpose(0, 1).reshape({out_channels, g.col_cols()});  // dY in the GEMM's layout
         Tensor grad_input, grad_weight, grad_bias;

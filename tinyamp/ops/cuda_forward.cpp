@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <limits>
-#include <string_view>
 
 #include "kernels/cuda/elementwise_cuda.h"
 #include "kernels/cuda/gemm_cuda.h"
@@ -15,30 +14,9 @@
 namespace tinyamp::cuda_forward {
 namespace {
 
-using kernels::cuda::BinaryOp;
+using kernels::BinaryOp;
 using kernels::cuda::BroadcastLayout;
-using kernels::cuda::UnaryOp;
-
-BinaryOp binary_op_named(std::string_view op)
-{
-    constexpr std::pair<std::string_view, BinaryOp> table[] = {
-        {"add", BinaryOp::add}, {"sub", BinaryOp::sub}, {"mul", BinaryOp::mul}, {"div", BinaryOp::div}, {"pow", BinaryOp::pow},
-        {"neg", BinaryOp::neg}, {"relu", BinaryOp::relu}, {"eq", BinaryOp::eq},   {"ne", BinaryOp::ne},   {"lt", BinaryOp::lt},
-        {"le", BinaryOp::le},   {"gt", BinaryOp::gt},    {"ge", BinaryOp::ge}};
-    for (const auto& [name, kind] : table)
-        if (name == op) return kind;
-    TINYAMP_FAIL(device, op, " has no CUDA kernel yet; move the tensors with .cpu()");
-}
-
-UnaryOp unary_op_named(std::string_view op)
-{
-    constexpr std::pair<std::string_view, UnaryOp> table[] = {{"exp", UnaryOp::exp},         {"log", UnaryOp::log}, {"sqrt", UnaryOp::sqrt},
-                                                              {"tanh", UnaryOp::tanh},       {"erf", UnaryOp::erf}, {"gelu", UnaryOp::gelu},
-                                                              {"sigmoid", UnaryOp::sigmoid}, {"pow", UnaryOp::pow_scalar}};
-    for (const auto& [name, kind] : table)
-        if (name == op) return kind;
-    TINYAMP_FAIL(device, op, " has no CUDA kernel yet; move the tensors with .cpu()");
-}
+using kernels::UnaryOp;
 
 // `t` in `dtype` on `device`: a 0-D CPU scalar is converted on the host, then copied over.
 Tensor ready(const Tensor& t, DType dtype, Device device)
@@ -94,20 +72,18 @@ Tensor reduce_losses(const Tensor& losses, const Shape& shape, DType dtype, Redu
 
 }  // namespace
 
-Tensor binary(const char* op, const Tensor& a, const Tensor& b, DType dtype, Device device)
+Tensor binary(BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Device device)
 {
-    const BinaryOp kind = binary_op_named(op);
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
     const Tensor ca = layout::expand(ready(a, dtype, device), shape);
     const Tensor cb = layout::expand(ready(b, dtype, device), shape);
-    Tensor out = empty(shape, kernels::cuda::is_comparison(kind) ? DType::boolean : dtype, device);
+    Tensor out = empty(shape, kernels::is_comparison(kind) ? DType::boolean : dtype, device);
     kernels::cuda::binary(kind, dtype, ca.data_ptr(), cb.data_ptr(), broadcast_layout(shape, {&ca, &cb}), out.data_ptr(), device.index());
     return out;
 }
 
-Tensor unary(const char* op, const Tensor& x, DType dtype, double param)
+Tensor unary(UnaryOp kind, const Tensor& x, DType dtype, double param)
 {
-    const UnaryOp kind = unary_op_named(op);
     const Tensor cx = layout::contiguous(layout::convert(x, dtype));
     Tensor out = empty(x.shape(), dtype, x.device());
     kernels::cuda::unary(kind, dtype, cx.data_ptr(), out.data_ptr(), cx.numel(), param, x.device().index());
@@ -134,7 +110,7 @@ void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
     const std::int64_t count = numel(batch), m = a.size(-2), k = a.size(-1), n = b.size(-1);
     if (k == 0) {  // an empty sum: out = beta * out (0 when beta is 0, whatever out held)
         if (beta == 0.0) kernels::cuda::fill(out.data_ptr(), out.dtype(), out.numel(), 0.0, device);
-        else layout::copy_into(out, binary("mul", out, scalar_tensor(beta, out.dtype()), out.dtype(), out.device()));
+        else layout::copy_into(out, binary(BinaryOp::mul, out, scalar_tensor(beta, out.dtype()), out.dtype(), out.device()));
         return;
     }
     const Operand A = operand(detail::as_stack(a, batch)), B = operand(detail::as_stack(b, batch));
@@ -158,8 +134,8 @@ Tensor class_loss(bool log_probs_given, const Tensor& rows, const Tensor& labels
 Tensor mse_loss(const Tensor& input, const Tensor& target, DType dtype, Reduction reduction)
 {
     const DType ct = compute_dtype(dtype);
-    const Tensor diff = binary("sub", layout::convert(input, ct), layout::convert(target, ct), ct, input.device());
-    const Tensor squares = layout::contiguous(binary("mul", diff, diff, ct, input.device()));
+    const Tensor diff = binary(BinaryOp::sub, layout::convert(input, ct), layout::convert(target, ct), ct, input.device());
+    const Tensor squares = layout::contiguous(binary(BinaryOp::mul, diff, diff, ct, input.device()));
     return reduce_losses(layout::reshape(squares, {squares.numel()}), input.shape(), dtype, reduction, input.numel());
 }
 

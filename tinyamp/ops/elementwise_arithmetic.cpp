@@ -22,36 +22,43 @@ namespace {
 using detail::arithmetic_dtype;
 using detail::binary;
 using detail::unary_float;
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+// What add and sub keep for backward: each input's shape, to sum a broadcast gradient back to.
+struct InputShapes {
+    Shape a, b;
+};
 
 struct AddOp {
     static constexpr const char* name = "add";
-    static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
+    using Saved = InputShapes;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& a, const Tensor& b)
     {
-        ctx.save("a_shape", a.shape());
-        ctx.save("b_shape", b.shape());
-        return binary(name, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x + y; });
+        ctx.saved = {a.shape(), b.shape()};
+        return binary(name, BinaryOp::add, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x + y; });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        return {sum_to(grad, ctx.get<Shape>("a_shape")), sum_to(grad, ctx.get<Shape>("b_shape"))};
+        return {sum_to(grad, ctx.saved.a), sum_to(grad, ctx.saved.b)};
     }
 };
 
 struct SubOp {
     static constexpr const char* name = "sub";
-    static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
+    using Saved = InputShapes;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& a, const Tensor& b)
     {
         // PyTorch refuses a bool operand on either side (add and mul only refuse two of them).
         TINYAMP_CHECK(a.dtype() != DType::boolean && b.dtype() != DType::boolean, dtype,
                       "sub with a bool tensor is not supported, as in PyTorch; to invert a mask use eq(mask, false), "
                       "else convert it with .to(i64) or .to(f32) first");
-        ctx.save("a_shape", a.shape());
-        ctx.save("b_shape", b.shape());
-        return binary(name, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x - y; });
+        ctx.saved = {a.shape(), b.shape()};
+        return binary(name, BinaryOp::sub, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x - y; });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        return {sum_to(grad, ctx.get<Shape>("a_shape")), ctx.needs_input_grad(1) ? sum_to(neg(grad), ctx.get<Shape>("b_shape")) : Tensor()};
+        return {sum_to(grad, ctx.saved.a), ctx.needs_input_grad(1) ? sum_to(neg(grad), ctx.saved.b) : Tensor()};
     }
 };
 
@@ -60,7 +67,7 @@ struct MulOp {
     static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
     {
         ctx.save_for_backward({a, b});
-        return binary(name, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x * y; });
+        return binary(name, BinaryOp::mul, a, b, arithmetic_dtype(name, a, b), [](auto x, auto y) { return x * y; });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -73,20 +80,23 @@ struct MulOp {
 
 struct DivOp {
     static constexpr const char* name = "div";
-    static Tensor forward(Context& ctx, const Tensor& a, const Tensor& b)
+    struct Saved {
+        Shape a_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& a, const Tensor& b)
     {
         const DType dtype = float_result_type(arithmetic_dtype(name, a, b));
-        Tensor out = binary(name, a, b, dtype, [](auto x, auto y) { return x / y; });
+        Tensor out = binary(name, BinaryOp::div, a, b, dtype, [](auto x, auto y) { return x / y; });
         ctx.save_for_backward({b, out});
-        ctx.save("a_shape", a.shape());
+        ctx.saved.a_shape = a.shape();
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const Tensor& b = ctx.saved_tensors()[0];
         const Tensor& out = ctx.saved_tensors()[1];
         const Tensor grad_a = div(grad, b);  // d(a/b)/da = 1/b;  d(a/b)/db = -a/b^2 = -(1/b) * out
-        return {ctx.needs_input_grad(0) ? sum_to(grad_a, ctx.get<Shape>("a_shape")) : Tensor(),
+        return {ctx.needs_input_grad(0) ? sum_to(grad_a, ctx.saved.a_shape) : Tensor(),
                 ctx.needs_input_grad(1) ? sum_to(neg(mul(grad_a, out)), b.shape()) : Tensor()};
     }
 };
@@ -96,23 +106,26 @@ struct NegOp {
     static Tensor forward(Context&, const Tensor& x)
     {
         TINYAMP_CHECK(x.dtype() != DType::boolean, dtype, "neg of a bool tensor is not defined; use a comparison such as eq(x, false)");
-        return binary(name, x, scalar_like(0.0, x), x.dtype(), [](auto v, auto) { return -v; });
+        return binary(name, BinaryOp::neg, x, scalar_like(0.0, x), x.dtype(), [](auto v, auto) { return -v; });
     }
     static std::vector<Tensor> backward(Context&, const Tensor& grad) { return {neg(grad)}; }
 };
 
 struct PowScalarOp {
     static constexpr const char* name = "pow";
-    static Tensor forward(Context& ctx, const Tensor& x, double exponent)
+    struct Saved {
+        double exponent = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, double exponent)
     {
         ctx.save_for_backward({x});
-        ctx.save("exponent", exponent);
-        if (x.device().is_cuda()) return cuda_forward::unary(name, x, float_result_type(x.dtype()), exponent);
-        return unary_float(name, x, [exponent](auto v) { return std::pow(v, decltype(v)(exponent)); });
+        ctx.saved.exponent = exponent;
+        if (x.device().is_cuda()) return cuda_forward::unary(UnaryOp::pow_scalar, x, float_result_type(x.dtype()), exponent);
+        return unary_float(name, UnaryOp::pow_scalar, x, [exponent](auto v) { return std::pow(v, decltype(v)(exponent)); });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const double p = ctx.get<double>("exponent");
+        const double p = ctx.saved.exponent;
         const Tensor& x = ctx.saved_tensors()[0];
         if (p == 0.0) return {zeros_like(grad)};
         return {mul(grad, mul(pow(x, p - 1.0), p))};  // d(x^p)/dx = p x^(p-1)
@@ -124,7 +137,7 @@ struct PowTensorOp {
     static Tensor forward(Context& ctx, const Tensor& x, const Tensor& exponent)
     {
         const DType dtype = float_result_type(arithmetic_dtype(name, x, exponent));
-        Tensor out = binary(name, x, exponent, dtype, [](auto a, auto b) { return std::pow(a, b); });
+        Tensor out = binary(name, BinaryOp::pow, x, exponent, dtype, [](auto a, auto b) { return std::pow(a, b); });
         ctx.save_for_backward({x, exponent, out});
         return out;
     }

@@ -27,11 +27,11 @@ using kernels::cpu::binary_map;
 
 // Comparisons: both sides in their common dtype, a bool result.
 template <class Fn>
-Tensor compare(const char* op, const Tensor& a, const Tensor& b, Fn fn)
+Tensor compare(const char* op, kernels::BinaryOp kind, const Tensor& a, const Tensor& b, Fn fn)
 {
     const Device device = op_device(op, {a, b});
     const DType dtype = result_type(a, b);
-    if (device.is_cuda()) return cuda_forward::binary(op, a, b, dtype, device);
+    if (device.is_cuda()) return cuda_forward::binary(kind, a, b, dtype, device);
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
     const Tensor ca = broadcast_to(layout::convert(a, dtype), shape);
     const Tensor cb = broadcast_to(layout::convert(b, dtype), shape);
@@ -76,29 +76,34 @@ Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype,
 
 struct WhereOp {
     static constexpr const char* name = "where";
-    static Tensor forward(Context& ctx, const Tensor& cond, const Tensor& a, const Tensor& b)
+    struct Saved {
+        Shape a_shape, b_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& cond, const Tensor& a, const Tensor& b)
     {
         TINYAMP_CHECK(cond.dtype() == DType::boolean, dtype, "where(cond, a, b) needs a bool condition, got ", dtype_name(cond.dtype()),
                       "; build one with a comparison such as gt(x, 0.0)");
         const Device device = op_device(name, {cond, a, b});
         ctx.save_for_backward({cond});
-        ctx.save("a_shape", a.shape());
-        ctx.save("b_shape", b.shape());
+        ctx.saved = {a.shape(), b.shape()};
         // Only a choice, no arithmetic: two bool tensors give a bool result, as in PyTorch.
         return select(cond, a, b, result_type(a, b), device);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const Tensor& cond = ctx.saved_tensors()[0];
         const Tensor zero = zeros_like(grad);
-        return {Tensor(), ctx.needs_input_grad(1) ? sum_to(where(cond, grad, zero), ctx.get<Shape>("a_shape")) : Tensor(),
-                ctx.needs_input_grad(2) ? sum_to(where(cond, zero, grad), ctx.get<Shape>("b_shape")) : Tensor()};
+        return {Tensor(), ctx.needs_input_grad(1) ? sum_to(where(cond, grad, zero), ctx.saved.a_shape) : Tensor(),
+                ctx.needs_input_grad(2) ? sum_to(where(cond, zero, grad), ctx.saved.b_shape) : Tensor()};
     }
 };
 
 struct MaskedFillOp {
     static constexpr const char* name = "masked_fill";
-    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& mask, double value)
+    struct Saved {
+        Shape x_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Tensor& mask, double value)
     {
         TINYAMP_CHECK(mask.dtype() == DType::boolean, dtype, "masked_fill(x, mask, value) needs a bool mask, got ", dtype_name(mask.dtype()),
                       "; build one with a comparison such as gt(x, 0.0), or a causal one with triu(ones({T, T}, boolean), 1)");
@@ -106,30 +111,31 @@ struct MaskedFillOp {
                       " has no value in x's dtype ", dtype_name(x.dtype()), "; convert x with .to(f32) first");
         const Device device = op_device(name, {x, mask});
         ctx.save_for_backward({mask});
-        ctx.save("x_shape", x.shape());
+        ctx.saved.x_shape = x.shape();
         // The value rounded once to x's dtype, as PyTorch's fill (-inf stays -inf in f16 and bf16).
         return select(mask, scalar_tensor(value, x.dtype()), x, x.dtype(), device);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // The filled elements do not depend on x: their gradient is 0.
-        return {sum_to(masked_fill(grad, ctx.saved_tensors()[0], 0.0), ctx.get<Shape>("x_shape")), Tensor()};
+        return {sum_to(masked_fill(grad, ctx.saved_tensors()[0], 0.0), ctx.saved.x_shape), Tensor()};
     }
 };
 
 // Comparisons have no backward, so the autograd layer never records them.
-template <class Compare, const char* Name>
+template <kernels::BinaryOp Kind, class Compare, const char* Name>
 struct CompareOp {
     static constexpr const char* name = Name;
-    static Tensor forward(Context&, const Tensor& a, const Tensor& b) { return compare(name, a, b, Compare{}); }
+    static Tensor forward(Context&, const Tensor& a, const Tensor& b) { return compare(name, Kind, a, b, Compare{}); }
 };
+using kernels::BinaryOp;
 constexpr char kEq[] = "eq", kNe[] = "ne", kLt[] = "lt", kLe[] = "le", kGt[] = "gt", kGe[] = "ge";
-using EqOp = CompareOp<std::equal_to<>, kEq>;
-using NeOp = CompareOp<std::not_equal_to<>, kNe>;
-using LtOp = CompareOp<std::less<>, kLt>;
-using LeOp = CompareOp<std::less_equal<>, kLe>;
-using GtOp = CompareOp<std::greater<>, kGt>;
-using GeOp = CompareOp<std::greater_equal<>, kGe>;
+using EqOp = CompareOp<BinaryOp::eq, std::equal_to<>, kEq>;
+using NeOp = CompareOp<BinaryOp::ne, std::not_equal_to<>, kNe>;
+using LtOp = CompareOp<BinaryOp::lt, std::less<>, kLt>;
+using LeOp = CompareOp<BinaryOp::le, std::less_equal<>, kLe>;
+using GtOp = CompareOp<BinaryOp::gt, std::greater<>, kGt>;
+using GeOp = CompareOp<BinaryOp::ge, std::greater_equal<>, kGe>;
 
 }  // namespace
 

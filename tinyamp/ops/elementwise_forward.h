@@ -5,7 +5,7 @@
 ///
 /// Each helper takes the op's function as a template argument and runs it over every element,
 /// once per dtype the op accepts, with the loops of kernels/cpu/elementwise_loops.h; CUDA tensors go to
-/// cuda_forward instead. Those instantiations are most of the ops' compile time, which is why the
+/// cuda_forward instead, with the op's kind (kernels/elementwise_ops.h). Those instantiations are most of the ops' compile time, which is why the
 /// ops are in three files (one family each) that compile in parallel.
 
 #include <cstdint>
@@ -37,12 +37,13 @@ inline DType arithmetic_dtype(const char* op, const Tensor& a, const Tensor& b)
 // `t` read as `shape`: itself when it has that shape already (no view to make), else a broadcast view.
 inline Tensor broadcast_to(const Tensor& t, const Shape& shape) { return t.shape() == shape ? t : layout::expand(t, shape); }
 
-// out = fn(a, b) over the broadcast shape, computed in `dtype` (also the result's dtype).
+// out = fn(a, b) over the broadcast shape, computed in `dtype` (also the result's dtype): fn on
+// the CPU, the CUDA kernel of `kind` for CUDA tensors. `op` names the op in errors.
 template <class Fn>
-Tensor binary(const char* op, const Tensor& a, const Tensor& b, DType dtype, Fn fn)
+Tensor binary(const char* op, kernels::BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Fn fn)
 {
     const Device device = op_device(op, {a, b});
-    if (device.is_cuda()) return cuda_forward::binary(op, a, b, dtype, device);
+    if (device.is_cuda()) return cuda_forward::binary(kind, a, b, dtype, device);
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
     const Tensor ca = broadcast_to(layout::convert(a, dtype), shape);
     const Tensor cb = broadcast_to(layout::convert(b, dtype), shape);
@@ -54,12 +55,13 @@ Tensor binary(const char* op, const Tensor& a, const Tensor& b, DType dtype, Fn 
     return out;
 }
 
-// y = fn(x) in x's float dtype (integers are computed in f32).
+// y = fn(x) in x's float dtype (integers are computed in f32): fn on the CPU, the CUDA kernel of
+// `kind` for CUDA tensors.
 template <class Fn>
-Tensor unary_float(const char* op, const Tensor& x, Fn fn)
+Tensor unary_float(const char* op, kernels::UnaryOp kind, const Tensor& x, Fn fn)
 {
     const DType dtype = float_result_type(x.dtype());
-    if (op_device(op, {x}).is_cuda()) return cuda_forward::unary(op, x, dtype);
+    if (op_device(op, {x}).is_cuda()) return cuda_forward::unary(kind, x, dtype);
     const Tensor cx = layout::contiguous(layout::convert(x, dtype));
     Tensor out = empty(x.shape(), dtype);
     visit_float_dtype(dtype, [&](auto tag) {

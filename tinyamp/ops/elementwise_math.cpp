@@ -18,13 +18,15 @@ namespace {
 
 using detail::binary;
 using detail::unary_float;
+using kernels::BinaryOp;
+using kernels::UnaryOp;
 
 // unary_float for an op whose backward is written in its output (exp, sqrt, tanh, sigmoid): the
 // output is kept for it.
 template <class Fn>
-Tensor unary_float_keeping_output(Context& ctx, const char* op, const Tensor& x, Fn fn)
+Tensor unary_float_keeping_output(Context& ctx, const char* op, UnaryOp kind, const Tensor& x, Fn fn)
 {
-    Tensor out = unary_float(op, x, fn);
+    Tensor out = unary_float(op, kind, x, fn);
     ctx.save_for_backward({out});
     return out;
 }
@@ -33,7 +35,7 @@ struct ExpOp {
     static constexpr const char* name = "exp";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::exp(v); });
+        return unary_float_keeping_output(ctx, name, UnaryOp::exp, x, [](auto v) { return std::exp(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {mul(grad, ctx.saved_tensors()[0])}; }
 };
@@ -43,7 +45,7 @@ struct LogOp {
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         ctx.save_for_backward({x});
-        return unary_float(name, x, [](auto v) { return std::log(v); });
+        return unary_float(name, UnaryOp::log, x, [](auto v) { return std::log(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {div(grad, ctx.saved_tensors()[0])}; }
 };
@@ -52,7 +54,7 @@ struct SqrtOp {
     static constexpr const char* name = "sqrt";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::sqrt(v); });
+        return unary_float_keeping_output(ctx, name, UnaryOp::sqrt, x, [](auto v) { return std::sqrt(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {div(grad, mul(ctx.saved_tensors()[0], 2.0))}; }
 };
@@ -61,7 +63,7 @@ struct TanhOp {
     static constexpr const char* name = "tanh";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
-        return unary_float_keeping_output(ctx, name, x, [](auto v) { return std::tanh(v); });
+        return unary_float_keeping_output(ctx, name, UnaryOp::tanh, x, [](auto v) { return std::tanh(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -75,7 +77,7 @@ struct SigmoidOp {
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         // Written so that exp never overflows: for x < 0, e^x / (1 + e^x).
-        return unary_float_keeping_output(ctx, name, x, [](auto v) {
+        return unary_float_keeping_output(ctx, name, UnaryOp::sigmoid, x, [](auto v) {
             using V = decltype(v);
             if (v >= V(0)) return V(1) / (V(1) + std::exp(-v));
             const V e = std::exp(v);
@@ -94,7 +96,7 @@ struct ErfOp {
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         ctx.save_for_backward({x});
-        return unary_float(name, x, [](auto v) { return std::erf(v); });
+        return unary_float(name, UnaryOp::erf, x, [](auto v) { return std::erf(v); });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
     {
@@ -109,7 +111,7 @@ struct ReluOp {
     {
         TINYAMP_CHECK(x.dtype() != DType::boolean, dtype, "relu of a bool tensor is not defined; convert it with .to(f32) first");
         ctx.save_for_backward({x});
-        return binary(name, x, scalar_like(0.0, x), x.dtype(), [](auto v, auto zero) { return v > zero ? v : zero; });
+        return binary(name, BinaryOp::relu, x, scalar_like(0.0, x), x.dtype(), [](auto v, auto zero) { return v > zero ? v : zero; });
     }
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {mul(grad, gt(ctx.saved_tensors()[0], 0.0))}; }
 };
@@ -119,7 +121,7 @@ struct GeluOp {
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         ctx.save_for_backward({x});
-        return unary_float(name, x, [](auto v) {
+        return unary_float(name, UnaryOp::gelu, x, [](auto v) {
             using V = decltype(v);
             return v * V(0.5) * (V(1) + std::erf(v * V(std::numbers::sqrt2 / 2)));
         });

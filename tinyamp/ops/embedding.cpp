@@ -47,7 +47,10 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, std::int64_
 
 struct EmbeddingOp {
     static constexpr const char* name = "embedding";
-    static Tensor forward(Context& ctx, const Tensor& input, const Tensor& weight)
+    struct Saved {
+        std::int64_t num_weights = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& input, const Tensor& weight)
     {
         require_cpu(name, {input, weight});
         // The indices first: with the arguments swapped, this is the message that says so.
@@ -61,7 +64,7 @@ struct EmbeddingOp {
         const std::int64_t rows = weight.size(0), dim = weight.size(1);
         const Tensor indices = checked_indices(name, input, rows);
         ctx.save_for_backward({indices});
-        ctx.save("num_weights", rows);
+        ctx.saved.num_weights = rows;
         Shape shape = input.shape();
         shape.push_back(dim);
         Tensor out = empty(shape, weight.dtype());
@@ -75,9 +78,9 @@ struct EmbeddingOp {
             if (row_bytes) std::memcpy(to + std::size_t(i) * row_bytes, from + std::size_t(index[i]) * row_bytes, row_bytes);
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        return {Tensor(), embedding_backward(grad, ctx.saved_tensors()[0], ctx.get<std::int64_t>("num_weights"))};
+        return {Tensor(), embedding_backward(grad, ctx.saved_tensors()[0], ctx.saved.num_weights)};
     }
 };
 

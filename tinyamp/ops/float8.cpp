@@ -209,7 +209,13 @@ struct Fp8Config {
 
 struct Fp8LinearOp {
     static constexpr const char* name = "fp8_linear";
-    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias, const Fp8Config& config)
+    struct Saved {
+        Fp8Config config;
+        Shape x_shape;
+        DType x_dtype = DType::f32;
+        float x_scale = 1, w_scale = 1;  ///< per-tensor recipes: the scales of the saved codes
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias, const Fp8Config& config)
     {
         require_cpu(name, {x, weight, bias});
         TINYAMP_CHECK(is_floating_point(x.dtype()) && weight.dtype() == DType::f32 && (!bias.defined() || bias.dtype() == DType::f32),
@@ -236,21 +242,21 @@ struct Fp8LinearOp {
             ctx.save_for_backward({x2, w2});
         } else {
             ctx.save_for_backward({cx.codes, cw.codes});
-            ctx.save("x_scale", cx.scale);
-            ctx.save("w_scale", cw.scale);
+            ctx.saved.x_scale = cx.scale;
+            ctx.saved.w_scale = cw.scale;
         }
-        ctx.save("config", config);
-        ctx.save("x_shape", x.shape());
-        ctx.save("x_dtype", x.dtype());
+        ctx.saved.config = config;
+        ctx.saved.x_shape = x.shape();
+        ctx.saved.x_dtype = x.dtype();
         Shape shape = x.shape();
         shape.back() = n;
         return layout::view(out, shape);
     }
 
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const auto& config = ctx.get<Fp8Config>("config");
-        const Shape& x_shape = ctx.get<Shape>("x_shape");
+        const Fp8Config& config = ctx.saved.config;
+        const Shape& x_shape = ctx.saved.x_shape;
         const Tensor& a = ctx.saved_tensors()[0];  // x: f32 [m, k] (MX) or codes
         const Tensor& b = ctx.saved_tensors()[1];  // weight: f32 [n, k] (MX) or codes
         const std::int64_t m = a.size(0), k = a.size(1), n = b.size(0);  // per-tensor codes are FP8: one a byte
@@ -283,11 +289,11 @@ struct Fp8LinearOp {
                 return c;
             };
             Cast g_t = reuse(cg.codes, cg.scale);
-            grad_x = product(cg, reuse(b, ctx.get<float>("w_scale")), m, k, n);
-            grad_w = product(g_t, reuse(a, ctx.get<float>("x_scale")), n, k, m);
+            grad_x = product(cg, reuse(b, ctx.saved.w_scale), m, k, n);
+            grad_w = product(g_t, reuse(a, ctx.saved.x_scale), n, k, m);
         }
         const Tensor grad_b = ctx.needs_input_grad(2) ? sum(g, {0}) : Tensor();
-        return {ctx.needs_input_grad(0) ? grad_x.reshape(x_shape).to(ctx.get<DType>("x_dtype")) : Tensor(),
+        return {ctx.needs_input_grad(0) ? grad_x.reshape(x_shape).to(ctx.saved.x_dtype) : Tensor(),
                 ctx.needs_input_grad(1) ? grad_w : Tensor(), grad_b};
     }
 };

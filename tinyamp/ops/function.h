@@ -19,6 +19,24 @@
 ///   };
 ///   Tensor y = Square::apply(x);
 /// \endcode
+///
+/// Values other than tensors (a dtype, a dimension, a flag) go in a `Saved` struct the op
+/// declares; forward and backward then take `ContextWith<Saved>&` and use `ctx.saved`, checked
+/// by the compiler (PyTorch's `ctx.scale = scale`, typed):
+///
+/// \code
+///   struct Scale : Function<Scale> {
+///       static constexpr const char* name = "scale";
+///       struct Saved { double scale = 1; };
+///       static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, double scale) {
+///           ctx.saved.scale = scale;
+///           return mul(x, scale);
+///       }
+///       static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) {
+///           return {mul(grad, ctx.saved.scale)};
+///       }
+///   };
+/// \endcode
 
 #include "tinyamp/autograd/context.h"
 #include "tinyamp/dispatch/dispatch.h"
@@ -27,7 +45,8 @@ namespace tinyamp {
 
 /// Derive from `Function<YourOp>` to get `YourOp::apply(args...)`, which runs through the dispatcher.
 /// YourOp declares `name`, `forward(Context&, args...)` and `backward(Context&, grad)` returning
-/// one gradient per tensor argument; custom_fwd / custom_bwd (amp/custom_function.h) are optional.
+/// one gradient per tensor argument (with a `Saved` struct: `ContextWith<Saved>&` in both);
+/// custom_fwd / custom_bwd (amp/custom_function.h) are optional.
 template <class Op>
 struct Function {
     /// Tells the dispatcher that this is a user's op: its forward runs in the current autocast

@@ -50,7 +50,11 @@ Tensor concatenate(const std::vector<Tensor>& parts, std::int64_t dim, const Sha
 
 struct CatOp {
     static constexpr const char* name = "cat";
-    static Tensor forward(Context& ctx, const std::vector<Tensor>& tensors, std::int64_t dim)
+    struct Saved {
+        std::int64_t dim = 0;
+        std::vector<std::int64_t> sizes;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const std::vector<Tensor>& tensors, std::int64_t dim)
     {
         check_list(name, tensors);
         const DType dtype = joined_dtype(tensors);
@@ -65,8 +69,8 @@ struct CatOp {
         }
         if (parts.empty()) {  // nothing but legacy empties
             wrap_dim(dim, 1);  // still a clear error for a dim out of range
-            ctx.save("dim", std::int64_t(0));
-            ctx.save("sizes", std::vector<std::int64_t>(tensors.size(), -1));
+            ctx.saved.dim = std::int64_t(0);
+            ctx.saved.sizes = std::vector<std::int64_t>(tensors.size(), -1);
             return empty({0}, dtype);
         }
 
@@ -87,14 +91,14 @@ struct CatOp {
             sizes[numbers[p]] = t.size(d);
             shape[std::size_t(d)] += t.size(d);
         }
-        ctx.save("dim", d);
-        ctx.save("sizes", sizes);
+        ctx.saved.dim = d;
+        ctx.saved.sizes = sizes;
         return concatenate(parts, d, shape, dtype);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const auto d = ctx.get<std::int64_t>("dim");
-        const auto& sizes = ctx.get<std::vector<std::int64_t>>("sizes");
+        const auto d = ctx.saved.dim;
+        const auto& sizes = ctx.saved.sizes;
         std::vector<Tensor> grads(sizes.size());
         std::int64_t offset = 0;
         for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -111,7 +115,10 @@ struct CatOp {
 
 struct StackOp {
     static constexpr const char* name = "stack";
-    static Tensor forward(Context& ctx, const std::vector<Tensor>& tensors, std::int64_t dim)
+    struct Saved {
+        std::int64_t dim = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const std::vector<Tensor>& tensors, std::int64_t dim)
     {
         check_list(name, tensors);
         const Tensor& first = tensors[0];
@@ -126,12 +133,12 @@ struct StackOp {
         for (const Tensor& t : tensors) parts.push_back(layout::unsqueeze(t, d));
         Shape shape = first.shape();
         shape.insert(shape.begin() + d, std::int64_t(tensors.size()));
-        ctx.save("dim", d);
+        ctx.saved.dim = d;
         return concatenate(parts, d, shape, joined_dtype(tensors));
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const auto d = ctx.get<std::int64_t>("dim");
+        const auto d = ctx.saved.dim;
         std::vector<Tensor> grads(std::size_t(grad.size(d)));
         for (std::size_t i = 0; i < grads.size(); ++i)
             if (ctx.needs_input_grad(i)) grads[i] = grad.select(d, std::int64_t(i));

@@ -222,25 +222,31 @@ Tensor class_index_loss(const ClassBatch& b, bool log_probs_given, Reduction red
     return out;
 }
 
+// What the class-index losses keep for backward besides the labels.
+struct ClassLossSaved {
+    Shape input_shape;  ///< nll_loss: log_probs' shape (cross_entropy reads its saved logits')
+    Reduction reduction = Reduction::mean;
+    std::int64_t ignore_index = -100;
+};
+
 struct NllLossOp {
     static constexpr const char* name = "nll_loss";
-    static Tensor forward(Context& ctx, const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index)
+    using Saved = ClassLossSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index)
     {
         const ClassBatch b = class_batch(name, log_probs, target, ignore_index);
         ctx.save_for_backward({b.labels});
-        ctx.save("input_shape", log_probs.shape());
-        ctx.save("reduction", reduction);
-        ctx.save("ignore_index", ignore_index);
+        ctx.saved = {log_probs.shape(), reduction, ignore_index};
         return class_index_loss(b, true, reduction, ignore_index, [](const auto* x, std::int64_t label) { return -load(x[label]); });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // d loss / d log_probs[n, c] = -weight[n] where c is n's class, 0 elsewhere.
-        const Shape& shape = ctx.get<Shape>("input_shape");
-        const Reduction reduction = ctx.get<Reduction>("reduction");
+        const Shape& shape = ctx.saved.input_shape;
+        const Reduction reduction = ctx.saved.reduction;
         const Tensor& labels = ctx.saved_tensors()[0];
         const DType ct = compute_dtype(grad.dtype());
-        const TargetMasks m = target_masks(labels, shape.back(), ctx.get<std::int64_t>("ignore_index"), reduction, ct);
+        const TargetMasks m = target_masks(labels, shape.back(), ctx.saved.ignore_index, reduction, ct);
         const Tensor g = neg(mul(mul(m.onehot, m.weight), row_grad(grad, reduction, labels.numel(), ct)));
         return {g.reshape(shape), Tensor()};
     }
@@ -248,12 +254,12 @@ struct NllLossOp {
 
 struct CrossEntropyOp {
     static constexpr const char* name = "cross_entropy";
-    static Tensor forward(Context& ctx, const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index)
+    using Saved = ClassLossSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index)
     {
         const ClassBatch b = class_batch(name, logits, target, ignore_index);
         ctx.save_for_backward({logits, b.labels});
-        ctx.save("reduction", reduction);
-        ctx.save("ignore_index", ignore_index);
+        ctx.saved = {Shape{}, reduction, ignore_index};
         return class_index_loss(b, false, reduction, ignore_index, [&](const auto* x, std::int64_t label) {
             // -log softmax(x)[t] = log(sum_j e^(x_j - m)) - (x_t - m), with m the row's maximum:
             // every exponent is <= 0, so nothing overflows, whatever the logits.
@@ -264,12 +270,12 @@ struct CrossEntropyOp {
             return std::log(total) - (load(x[label]) - m);
         });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // d loss / d logits[n, :] = weight[n] (softmax(logits[n, :]) - onehot(target[n])).
         const Tensor& logits = ctx.saved_tensors()[0];
         const Tensor& labels = ctx.saved_tensors()[1];
-        const Reduction reduction = ctx.get<Reduction>("reduction");
+        const Reduction reduction = ctx.saved.reduction;
         const std::int64_t n = labels.numel(), classes = logits.size(-1);
         if (n == 0) return {zeros_like(logits), Tensor()};
         const DType ct = compute_dtype(logits.dtype());
@@ -278,7 +284,7 @@ struct CrossEntropyOp {
         // (detached) that only keeps exp from overflowing.
         const Tensor e = exp(sub(x, max(x.detach(), 1, true).values));
         const Tensor softmax = div(e, sum(e, {1}, true));
-        const TargetMasks m = target_masks(labels, classes, ctx.get<std::int64_t>("ignore_index"), reduction, ct);
+        const TargetMasks m = target_masks(labels, classes, ctx.saved.ignore_index, reduction, ct);
         const Tensor g = mul(mul(sub(softmax, m.onehot), m.weight), row_grad(grad, reduction, n, ct));
         return {g.reshape(logits.shape()), Tensor()};
     }
@@ -286,25 +292,31 @@ struct CrossEntropyOp {
 
 // ---------------------------------------------------------------- float targets
 
+// What the losses on float targets keep for backward besides their inputs.
+struct ReductionSaved {
+    Reduction reduction = Reduction::mean;
+};
+
 struct MseLossOp {
     static constexpr const char* name = "mse_loss";
-    static Tensor forward(Context& ctx, const Tensor& input, const Tensor& target, Reduction reduction)
+    using Saved = ReductionSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& input, const Tensor& target, Reduction reduction)
     {
         const DType dtype = pointwise_dtype(name, input, target);
         ctx.save_for_backward({input, target});
-        ctx.save("reduction", reduction);
+        ctx.saved.reduction = reduction;
         if (input.device().is_cuda()) return cuda_forward::mse_loss(dense(input, dtype), dense(target, dtype), dtype, reduction);
         return pointwise_loss(dtype, dense(input, dtype), dense(target, dtype), Tensor(), reduction, [](auto x, auto t, auto, std::size_t) {
             return (x - t) * (x - t);
         });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // d/dx (x - t)^2 = 2 (x - t) = -d/dt
         const Tensor& input = ctx.saved_tensors()[0];
         const Tensor& target = ctx.saved_tensors()[1];
         const DType ct = compute_dtype(grad.dtype());
-        const Tensor g = grad_factor(grad, ctx.get<Reduction>("reduction"), input.numel(), ct);
+        const Tensor g = grad_factor(grad, ctx.saved.reduction, input.numel(), ct);
         const Tensor d_input = mul(mul(sub(input.to(ct), target.to(ct)), 2.0), g);
         return {ctx.needs_input_grad(0) ? d_input : Tensor(), ctx.needs_input_grad(1) ? neg(d_input) : Tensor()};
     }
@@ -312,12 +324,13 @@ struct MseLossOp {
 
 struct BinaryCrossEntropyOp {
     static constexpr const char* name = "binary_cross_entropy";
-    static Tensor forward(Context& ctx, const Tensor& probs, const Tensor& target, Reduction reduction)
+    using Saved = ReductionSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& probs, const Tensor& target, Reduction reduction)
     {
         require_cpu(name, {probs, target});
         const DType dtype = pointwise_dtype(name, probs, target);
         ctx.save_for_backward({probs, target});
-        ctx.save("reduction", reduction);
+        ctx.saved.reduction = reduction;
         return pointwise_loss(dtype, dense(probs, dtype), dense(target, dtype), Tensor(), reduction, [](auto p, auto t, auto, std::size_t i) {
             using C = decltype(p);
             TINYAMP_CHECK(p >= C(0) && p <= C(1), value, name, ": input must hold probabilities in [0, 1], but element ", i, " is ",
@@ -327,14 +340,14 @@ struct BinaryCrossEntropyOp {
             return -(t * log_p + (C(1) - t) * log_q);
         });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // d/dp = (p - t) / (p (1 - p)), the denominator kept >= PyTorch's EPSILON, a float 1e-12
         // (so f64 inputs are clamped at 1e-12f too); d/dt = log(1 - p) - log p, with forward's clamps.
         const DType ct = compute_dtype(grad.dtype());
         const Tensor p = ctx.saved_tensors()[0].to(ct);
         const Tensor t = ctx.saved_tensors()[1].to(ct);
-        const Tensor g = grad_factor(grad, ctx.get<Reduction>("reduction"), p.numel(), ct);
+        const Tensor g = grad_factor(grad, ctx.saved.reduction, p.numel(), ct);
         Tensor d_probs, d_target;
         if (ctx.needs_input_grad(0)) d_probs = mul(div(sub(p, t), clamp_min(mul(p, sub(1.0, p)), double(1e-12f))), g);
         if (ctx.needs_input_grad(1)) d_target = mul(sub(clamp_min(log(sub(1.0, p)), -100.0), clamp_min(log(p), -100.0)), g);
@@ -344,7 +357,8 @@ struct BinaryCrossEntropyOp {
 
 struct BinaryCrossEntropyWithLogitsOp {
     static constexpr const char* name = "binary_cross_entropy_with_logits";
-    static Tensor forward(Context& ctx, const Tensor& logits, const Tensor& target, Reduction reduction, const Tensor& pos_weight)
+    using Saved = ReductionSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& logits, const Tensor& target, Reduction reduction, const Tensor& pos_weight)
     {
         require_cpu(name, {logits, target});
         DType dtype = pointwise_dtype(name, logits, target);
@@ -357,7 +371,7 @@ struct BinaryCrossEntropyWithLogitsOp {
             dtype = promote_types(dtype, result_type(logits, pos_weight));
         }
         ctx.save_for_backward({logits, target, pos_weight});
-        ctx.save("reduction", reduction);
+        ctx.saved.reduction = reduction;
         const Tensor w = pos_weight.defined() ? dense(layout::expand(pos_weight, logits.shape()), dtype) : Tensor();
         return pointwise_loss(dtype, dense(logits, dtype), dense(target, dtype), w, reduction, [](auto x, auto t, auto w_i, std::size_t) {
             using C = decltype(x);
@@ -367,7 +381,7 @@ struct BinaryCrossEntropyWithLogitsOp {
             return (C(1) - t) * x + (C(1) + (w_i - C(1)) * t) * softplus_neg;
         });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // loss = (1 - t) x + (1 + (w - 1) t) softplus(-x), with softplus(-x) = -log sigmoid(x):
         //   d/dx = (1 - t) - (1 + (w - 1) t)(1 - sigmoid(x))   (sigmoid(x) - t when w = 1)
@@ -377,7 +391,7 @@ struct BinaryCrossEntropyWithLogitsOp {
         const Tensor x = ctx.saved_tensors()[0].to(ct);
         const Tensor t = ctx.saved_tensors()[1].to(ct);
         const Tensor& pos_weight = ctx.saved_tensors()[2];
-        const Tensor g = grad_factor(grad, ctx.get<Reduction>("reduction"), x.numel(), ct);
+        const Tensor g = grad_factor(grad, ctx.saved.reduction, x.numel(), ct);
         if (!pos_weight.defined()) {
             return {ctx.needs_input_grad(0) ? mul(sub(sigmoid(x), t), g) : Tensor(), ctx.needs_input_grad(1) ? mul(neg(x), g) : Tensor(),
                     Tensor()};

@@ -300,7 +300,12 @@ struct BmmOp {
 
 struct AddmmOp {
     static constexpr const char* name = "addmm";
-    static Tensor forward(Context& ctx, const Tensor& bias, const Tensor& a, const Tensor& b, double beta, double alpha)
+    struct Saved {
+        Shape bias_shape;
+        double beta = 1;
+        double alpha = 1;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& bias, const Tensor& a, const Tensor& b, double beta, double alpha)
     {
         const Device device = op_device(name, {bias, a, b});
         check_same_float_dtype(name, "bias, a and b", {bias, a, b});
@@ -311,20 +316,20 @@ struct AddmmOp {
         TINYAMP_CHECK(broadcasts_to(bias.shape(), shape), shape, "addmm: bias of shape ", shape_str(bias.shape()),
                       " cannot be broadcast to the shape of the product ", shape_str(shape), " (sizes must be equal, or 1)");
         ctx.save_for_backward({a, b});
-        ctx.save("bias_shape", bias.shape());
-        ctx.save("beta", beta);
-        ctx.save("alpha", alpha);
+        ctx.saved.bias_shape = bias.shape();
+        ctx.saved.beta = beta;
+        ctx.saved.alpha = alpha;
         // The bias goes into the output buffer first; the kernel adds alpha * a·b to beta * it and rounds once.
         Tensor out = beta == 0.0 ? empty(shape, a.dtype(), device) : layout::clone(layout::expand(layout::to_device(bias, device), shape));
         gemm_into(a, b, out, alpha, beta);
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const Tensor& a = ctx.saved_tensors()[0];
         const Tensor& b = ctx.saved_tensors()[1];
-        const double alpha = ctx.get<double>("alpha");
-        return {ctx.needs_input_grad(0) ? sum_to(scaled(grad, ctx.get<double>("beta")), ctx.get<Shape>("bias_shape")) : Tensor(),
+        const double alpha = ctx.saved.alpha;
+        return {ctx.needs_input_grad(0) ? sum_to(scaled(grad, ctx.saved.beta), ctx.saved.bias_shape) : Tensor(),
                 ctx.needs_input_grad(1) ? scaled(mm(grad, b.t()), alpha) : Tensor(),
                 ctx.needs_input_grad(2) ? scaled(mm(a.t(), grad), alpha) : Tensor()};
     }

@@ -90,20 +90,20 @@ Tensor normalize(const Tensor& x, std::int64_t outer, std::int64_t groups, std::
     return y;
 }
 
-// What the shared backward needs, saved by both forwards.
-//   saved tensors: x, weight, bias, mean, rstd (mean and rstd shaped to broadcast against x)
-//   "stat_dims":   the dims mean and rstd were taken over when they are x's own statistics, so
-//                  the gradient flows through them too; empty when they are constants (batch
-//                  norm in eval mode)
-//   "param_dims":  the dims summed for the weight and bias gradients
-//   "param_view":  weight's shape as it broadcasts against x
-void save_for_norm_backward(Context& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+// What the shared backward needs besides the saved tensors (x, weight, bias, mean, rstd; mean
+// and rstd shaped to broadcast against x), saved by both forwards.
+struct NormSaved {
+    Dims stat_dims;    ///< the dims mean and rstd were taken over when they are x's own statistics, so the
+                       ///< gradient flows through them too; empty when they are constants (batch norm in eval mode)
+    Dims param_dims;   ///< the dims summed for the weight and bias gradients
+    Shape param_view;  ///< weight's shape as it broadcasts against x
+};
+
+void save_for_norm_backward(ContextWith<NormSaved>& ctx, const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                             const Tensor& rstd, const Shape& stats_view, Dims stat_dims, Dims param_dims, Shape param_view)
 {
     ctx.save_for_backward({x, weight, bias, layout::view(mean, stats_view), layout::view(rstd, stats_view)});
-    ctx.save("stat_dims", std::move(stat_dims));
-    ctx.save("param_dims", std::move(param_dims));
-    ctx.save("param_view", std::move(param_view));
+    ctx.saved = {std::move(stat_dims), std::move(param_dims), std::move(param_view)};
 }
 
 struct NormGrads {
@@ -115,12 +115,12 @@ struct NormGrads {
 //   dx = rstd * dxhat                          when mu and rstd are constants
 //   dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))   when they are x's statistics
 // with dxhat = g * weight, the means over stat_dims.
-NormGrads norm_backward(Context& ctx, const Tensor& grad, std::size_t weight_input, std::size_t bias_input)
+NormGrads norm_backward(ContextWith<NormSaved>& ctx, const Tensor& grad, std::size_t weight_input, std::size_t bias_input)
 {
     const auto& saved = ctx.saved_tensors();
     const Tensor &x = saved[0], &weight = saved[1], &bias = saved[2], &mu = saved[3], &rstd = saved[4];
-    const Dims& stat_dims = ctx.get<Dims>("stat_dims");
-    const Dims& param_dims = ctx.get<Dims>("param_dims");
+    const Dims& stat_dims = ctx.saved.stat_dims;
+    const Dims& param_dims = ctx.saved.param_dims;
     const DType stats = mu.dtype();
     const Tensor g = grad.to(stats);
     const Tensor xhat = mul(sub(x.to(stats), mu), rstd);
@@ -131,7 +131,7 @@ NormGrads norm_backward(Context& ctx, const Tensor& grad, std::size_t weight_inp
     if (weight.defined() && ctx.needs_input_grad(weight_input)) out.weight = param_sum(mul(g, xhat)).to(weight.dtype());
     if (bias.defined() && ctx.needs_input_grad(bias_input)) out.bias = param_sum(g).to(bias.dtype());
     if (ctx.needs_input_grad(0)) {
-        const Tensor dxhat = weight.defined() ? mul(g, weight.to(stats).reshape(ctx.get<Shape>("param_view"))) : g;
+        const Tensor dxhat = weight.defined() ? mul(g, weight.to(stats).reshape(ctx.saved.param_view)) : g;
         Tensor dx;
         if (stat_dims.empty())
             dx = mul(dxhat, rstd);
@@ -144,7 +144,8 @@ NormGrads norm_backward(Context& ctx, const Tensor& grad, std::size_t weight_inp
 
 struct LayerNormOp {
     static constexpr const char* name = "layer_norm";
-    static Tensor forward(Context& ctx, const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+    using Saved = NormSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                           double eps)
     {
         const Device device = op_device(name, {x, weight, bias});
@@ -192,7 +193,7 @@ struct LayerNormOp {
         save_for_norm_backward(ctx, x, weight, bias, mu, rstd, stats_view, stat_dims, param_dims, normalized_shape);
         return normalize(xc, 1, rows, cols, mu, rstd, in_stats_dtype(weight, stats), in_stats_dtype(bias, stats), AffineIndex::inner);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         NormGrads g = norm_backward(ctx, grad, 1, 2);
         return {g.x, g.weight, g.bias};
@@ -215,7 +216,8 @@ void update_running_stats(const Tensor& running_mean, const Tensor& running_var,
 
 struct BatchNormOp {
     static constexpr const char* name = "batch_norm";
-    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+    using Saved = NormSaved;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                           const Tensor& bias, bool training, double momentum, double eps)
     {
         require_cpu(name, {x, running_mean, running_var, weight, bias});
@@ -260,7 +262,7 @@ struct BatchNormOp {
         save_for_norm_backward(ctx, x, weight, bias, mu, rstd, per_channel, batch_stats ? reduce_dims : Dims{}, reduce_dims, per_channel);
         return normalize(xc, n, channels, spatial, mu, rstd, in_stats_dtype(weight, stats), in_stats_dtype(bias, stats), AffineIndex::group);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         NormGrads g = norm_backward(ctx, grad, 3, 4);
         return {g.x, Tensor(), Tensor(), g.weight, g.bias};  // the running stats get no gradient

@@ -111,41 +111,50 @@ Tensor sum_kernel(const Tensor& x, const std::vector<std::int64_t>& dims, bool k
 
 struct SumOp {
     static constexpr const char* name = "sum";
-    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, std::optional<DType> dtype)
+    struct Saved {
+        Shape input_shape;
+        Shape keep_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, std::optional<DType> dtype)
     {
         op_device(name, {x});
         const auto reduce = reduced_dims(name, x, dims);
-        ctx.save("input_shape", x.shape());
-        ctx.save("keep_shape", keep_shape_of(x, reduce));
+        ctx.saved.input_shape = x.shape();
+        ctx.saved.keep_shape = keep_shape_of(x, reduce);
         // With dtype=, the conversion is part of this op (no separate cast node); the engine sends
         // the gradient back in x's own dtype.
         return sum_kernel(dtype ? layout::convert(x, *dtype) : x, reduce, keepdim, 1.0);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // Every input element contributed once: spread the gradient back over the reduced dims.
-        return {grad.reshape(ctx.get<Shape>("keep_shape")).expand(ctx.get<Shape>("input_shape"))};
+        return {grad.reshape(ctx.saved.keep_shape).expand(ctx.saved.input_shape)};
     }
 };
 
 struct MeanOp {
     static constexpr const char* name = "mean";
-    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
+    struct Saved {
+        Shape input_shape;
+        Shape keep_shape;
+        double count = 1;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     {
         op_device(name, {x});
         TINYAMP_CHECK(is_floating_point(x.dtype()), dtype, "mean needs a floating point tensor, got ", dtype_name(x.dtype()),
                       "; convert it with .to(f32) first");
         const auto reduce = reduced_dims(name, x, dims);
         const Reduction r = prepare(x, reduce);
-        ctx.save("input_shape", x.shape());
-        ctx.save("keep_shape", r.keep_shape);
-        ctx.save("count", double(r.inner));
+        ctx.saved.input_shape = x.shape();
+        ctx.saved.keep_shape = r.keep_shape;
+        ctx.saved.count = double(r.inner);
         return sum_kernel(x, reduce, keepdim, 1.0 / double(r.inner));
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const Tensor spread = grad.reshape(ctx.get<Shape>("keep_shape")).expand(ctx.get<Shape>("input_shape"));
-        return {div(spread, ctx.get<double>("count"))};
+        const Tensor spread = grad.reshape(ctx.saved.keep_shape).expand(ctx.saved.input_shape);
+        return {div(spread, ctx.saved.count)};
     }
 };
 
@@ -181,11 +190,15 @@ struct ArgmaxOp {
 // same [kept dims..., dim] row layout, so row r's maximum is rows[r][indices[r]].
 struct MaxAlongOp {
     static constexpr const char* name = "max";
-    static Tensor forward(Context& ctx, const Tensor& x, const Tensor& indices, std::int64_t dim, bool keepdim)
+    struct Saved {
+        Shape input_shape;
+        std::int64_t dim = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Tensor& indices, std::int64_t dim, bool keepdim)
     {
         ctx.save_for_backward({indices});
-        ctx.save("input_shape", x.shape());
-        ctx.save("dim", dim);
+        ctx.saved.input_shape = x.shape();
+        ctx.saved.dim = dim;
         const Reduction r = prepare(x, {dim});
         const Tensor idx = layout::contiguous(indices);
         Tensor values = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype(), x.device());
@@ -204,13 +217,13 @@ struct MaxAlongOp {
         }
         return values;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         // Each gradient goes back to the one position its maximum came from; all others get 0.
         // Built in forward's [kept dims..., dim] layout, then permuted back to x's order.
         const Tensor& indices = ctx.saved_tensors()[0];
-        const Shape& shape = ctx.get<Shape>("input_shape");
-        const auto dim = ctx.get<std::int64_t>("dim");
+        const Shape& shape = ctx.saved.input_shape;
+        const auto dim = ctx.saved.dim;
         std::vector<std::int64_t> order;
         for (std::int64_t d = 0; d < std::int64_t(shape.size()); ++d)
             if (d != dim) order.push_back(d);

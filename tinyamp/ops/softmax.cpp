@@ -56,26 +56,29 @@ Tensor softmax_forward(const char* op, const Tensor& x, std::int64_t dim, std::o
 template <SoftmaxKind kind>
 struct SoftmaxFamilyOp {
     static constexpr const char* name = kind == SoftmaxKind::probabilities ? "softmax" : "log_softmax";
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
+    struct Saved {
+        std::int64_t dim = 0;
+        DType input_dtype = DType::f32;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, std::int64_t dim, std::optional<DType> dtype)
     {
         Tensor y = softmax_forward(name, x, dim, dtype, kind);
         ctx.save_for_backward({y});
-        ctx.save("dim", wrap_dim(dim, x.dim()));
-        ctx.save("input_dtype", x.dtype());
+        ctx.saved = {wrap_dim(dim, x.dim()), x.dtype()};
         return y;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
         const DType c = compute_dtype(grad.dtype());
         const Tensor y = ctx.saved_tensors()[0].to(c);
         const Tensor g = grad.to(c);
-        const std::int64_t dim = ctx.get<std::int64_t>("dim");
+        const std::int64_t dim = ctx.saved.dim;
         Tensor gx;
         if constexpr (kind == SoftmaxKind::probabilities)
             gx = mul(y, sub(g, sum(mul(g, y), {dim}, true)));  // dx = y * (g - sum(g * y, dim))
         else
             gx = sub(g, mul(exp(y), sum(g, {dim}, true)));  // dx = g - exp(y) * sum(g, dim), where exp(y) is the softmax
-        return {gx.to(ctx.get<DType>("input_dtype"))};
+        return {gx.to(ctx.saved.input_dtype)};
     }
 };
 

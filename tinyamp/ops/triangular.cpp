@@ -29,17 +29,20 @@ Tensor kept_triangle(std::int64_t rows, std::int64_t cols, std::int64_t diagonal
 template <Triangle Which, const char* Name>
 struct TriangleOp {
     static constexpr const char* name = Name;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t diagonal)
+    struct Saved {
+        std::int64_t diagonal = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, std::int64_t diagonal)
     {
         TINYAMP_CHECK(x.dim() >= 2, shape, name, ": needs a tensor with at least 2 dimensions (a matrix, or a stack of them), but got shape ",
                       shape_str(x.shape()), "; unsqueeze a vector first");
-        ctx.save("diagonal", diagonal);
+        ctx.saved.diagonal = diagonal;
         const Tensor keep = kept_triangle(x.size(-2), x.size(-1), diagonal, Which, x.device());
         return where(keep, x, scalar_tensor(0.0, x.dtype()));  // zero of x's dtype: the result keeps it
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const std::int64_t diagonal = ctx.get<std::int64_t>("diagonal");
+        const std::int64_t diagonal = ctx.saved.diagonal;
         return {Which == Triangle::lower ? tril(grad, diagonal) : triu(grad, diagonal)};
     }
 };

@@ -4,6 +4,7 @@
 // trace entry like every other op. They all take FP8/FP4 tensors (takes_minifloat): they move
 // or convert codes and compute nothing.
 #include <numeric>
+#include <optional>
 
 #include "kernels/cpu/strided_copy.h"
 #include "tinyamp/tensor/factories.h"
@@ -20,12 +21,15 @@ namespace {
 template <class Arg, Tensor (*new_shape)(const Tensor&, Arg)>
 struct NewShapeOp {
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, Arg arg)
+    struct Saved {
+        Shape input_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, Arg arg)
     {
-        ctx.save("input_shape", x.shape());
+        ctx.saved.input_shape = x.shape();
         return new_shape(x, arg);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.reshape(ctx.get<Shape>("input_shape"))}; }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {grad.reshape(ctx.saved.input_shape)}; }
 };
 
 struct ViewOp : NewShapeOp<const Shape&, layout::view> {
@@ -44,33 +48,32 @@ struct SqueezeOp : NewShapeOp<std::int64_t, layout::squeeze> {
 struct TransposeOp {
     static constexpr const char* name = "transpose";
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim0, std::int64_t dim1)
+    struct Saved {
+        std::int64_t dim0 = 0, dim1 = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, std::int64_t dim0, std::int64_t dim1)
     {
-        ctx.save("dims", std::pair{dim0, dim1});
+        ctx.saved = {dim0, dim1};
         return layout::transpose(x, dim0, dim1);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
-    {
-        const auto [dim0, dim1] = ctx.get<std::pair<std::int64_t, std::int64_t>>("dims");
-        return {grad.transpose(dim0, dim1)};
-    }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {grad.transpose(ctx.saved.dim0, ctx.saved.dim1)}; }
 };
 
 struct PermuteOp {
     static constexpr const char* name = "permute";
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, const std::vector<std::int64_t>& dims)
+    struct Saved {
+        std::vector<std::int64_t> inverse;  ///< the permutation that undoes dims
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const std::vector<std::int64_t>& dims)
     {
         Tensor out = layout::permute(x, dims);  // checks dims first
         std::vector<std::int64_t> inverse(dims.size());
         for (std::size_t i = 0; i < dims.size(); ++i) inverse[std::size_t(wrap_dim(dims[i], x.dim()))] = std::int64_t(i);
-        ctx.save("inverse", inverse);
+        ctx.saved.inverse = std::move(inverse);
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
-    {
-        return {grad.permute(ctx.get<std::vector<std::int64_t>>("inverse"))};
-    }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {grad.permute(ctx.saved.inverse)}; }
 };
 
 struct SliceArgs {
@@ -82,17 +85,18 @@ struct SliceArgs {
 // the sliced part. Its own gradient is the same slice again.
 struct SliceBackwardOp {
     static constexpr const char* name = "slice_backward";
-    static Tensor forward(Context& ctx, const Tensor& grad, const SliceArgs& args)
+    using Saved = SliceArgs;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& grad, const SliceArgs& args)
     {
-        ctx.save("args", args);
+        ctx.saved = args;
         Tensor out = zeros(args.input_shape, grad.dtype(), grad.device());
         const Tensor part = layout::slice(out, args.dim, args.start, args.end, args.step);
         layout::copy_into(part, grad);  // strided scatter, on the CPU or (for CUDA tensors) on the device
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const auto& a = ctx.get<SliceArgs>("args");
+        const SliceArgs& a = ctx.saved;
         return {grad.slice(a.dim, a.start, a.end, a.step)};
     }
 };
@@ -100,46 +104,47 @@ struct SliceBackwardOp {
 struct SliceOp {
     static constexpr const char* name = "slice";
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step)
+    using Saved = SliceArgs;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step)
     {
         Tensor out = layout::slice(x, dim, start, end, step);  // checks the arguments first
-        ctx.save("args", SliceArgs{x.shape(), dim, start, end, step});
+        ctx.saved = SliceArgs{x.shape(), dim, start, end, step};
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
-    {
-        return {dispatch<SliceBackwardOp>(grad, ctx.get<SliceArgs>("args"))};
-    }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {dispatch<SliceBackwardOp>(grad, ctx.saved)}; }
 };
 
 struct SelectOp {
     static constexpr const char* name = "select";
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, std::int64_t dim, std::int64_t index)
+    using Saved = SliceArgs;
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, std::int64_t dim, std::int64_t index)
     {
         Tensor out = layout::select(x, dim, index);  // checks the arguments first
         const std::int64_t d = wrap_dim(dim, x.dim());
         const std::int64_t i = index < 0 ? index + x.size(d) : index;
-        ctx.save("args", SliceArgs{x.shape(), d, i, i + 1, 1});
+        ctx.saved = SliceArgs{x.shape(), d, i, i + 1, 1};
         return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
-        const auto& args = ctx.get<SliceArgs>("args");
-        return {dispatch<SliceBackwardOp>(grad.unsqueeze(args.dim), args)};
+        return {dispatch<SliceBackwardOp>(grad.unsqueeze(ctx.saved.dim), ctx.saved)};
     }
 };
 
 struct ExpandOp {
     static constexpr const char* name = "expand";
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, const Shape& shape)
+    struct Saved {
+        Shape input_shape;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Shape& shape)
     {
-        ctx.save("input_shape", x.shape());
+        ctx.saved.input_shape = x.shape();
         return layout::expand(x, shape);
     }
     // Every copy made by broadcasting passes its gradient back to the one element it came from.
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {sum_to(grad, ctx.get<Shape>("input_shape"))}; }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {sum_to(grad, ctx.saved.input_shape)}; }
 };
 
 struct CloneOp {
@@ -155,12 +160,15 @@ struct CloneOp {
 template <class Target, Target (Tensor::*source_of)() const, Tensor (*cast)(const Tensor&, Target)>
 struct CastOp {
     static constexpr bool takes_minifloat = true;
-    static Tensor forward(Context& ctx, const Tensor& x, Target target)
+    struct Saved {
+        std::optional<Target> source;  ///< the input's dtype or device, where the gradient goes back to (Device has no default)
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, Target target)
     {
-        ctx.save("source", (x.*source_of)());
+        ctx.saved.source = (x.*source_of)();
         return cast(x, target);
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {grad.to(ctx.get<Target>("source"))}; }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad) { return {grad.to(*ctx.saved.source)}; }
 };
 
 struct ToDTypeOp : CastOp<DType, &Tensor::dtype, layout::convert> {
