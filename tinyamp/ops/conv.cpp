@@ -68,12 +68,15 @@ Tensor im2col_kernel(const Tensor& x, const Conv2dGeometry& g)
     return cols;
 }
 
+// What im2col and col2im save: the geometry alone, which their gradients (each other) need.
+struct GeometrySaved {
+    Conv2dGeometry geometry;
+};
+
 // The column matrix of a conv2d input; its gradient is col2im.
 struct Im2colOp {
     static constexpr const char* name = "im2col";
-    struct Saved {
-        Conv2dGeometry geometry;
-    };
+    using Saved = GeometrySaved;
     static Tensor forward(ContextWith<Saved>& ctx, const Tensor& x, const Conv2dGeometry& g)
     {
         ctx.saved.geometry = g;
@@ -85,9 +88,7 @@ struct Im2colOp {
 // Columns back onto the input they were cut from, overlapping patches adding up; its gradient is im2col.
 struct Col2imOp {
     static constexpr const char* name = "col2im";
-    struct Saved {
-        Conv2dGeometry geometry;
-    };
+    using Saved = GeometrySaved;
     static Tensor forward(ContextWith<Saved>& ctx, const Tensor& cols, const Conv2dGeometry& g)
     {
         ctx.saved.geometry = g;
