@@ -35,6 +35,24 @@ void unary_map(const In* x, Out* y, std::int64_t n, Fn fn)
     for (std::int64_t i = 0; i < n; ++i) y[i] = store<Out>(fn(load(x[i])));
 }
 
+namespace detail {
+
+/// One digit of the odometer both binary_maps walk: moves the offsets of a and b one step along a
+/// dimension of \p size elements; at its end, back to its start and `true`, a carry into the next.
+inline bool odometer_step(std::int64_t& count, std::int64_t size, std::int64_t& pa, std::int64_t sa, std::int64_t& pb,
+                          std::int64_t sb)
+{
+    pa += sa;
+    pb += sb;
+    if (++count < size) return false;
+    pa -= sa * size;
+    pb -= sb * size;
+    count = 0;
+    return true;
+}
+
+}  // namespace detail
+
 namespace reference {
 
 /// out[i] = fn(a[.], b[.]) over `shape` in row-major order, where a and b are read through their
@@ -56,14 +74,8 @@ void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const 
     std::int64_t pa = 0, pb = 0;  // offsets of the current row's start in a and b
     for (std::int64_t row = 0; row < total; row += inner) {
         for (std::int64_t j = 0; j < inner; ++j) out[row + j] = store<Out>(fn(load(a[pa + j * sa]), load(b[pb + j * sb])));
-        for (std::size_t d = ndim - 1; d-- > 0;) {  // advance the odometer over the outer dimensions
-            pa += a_strides[d];
-            pb += b_strides[d];
-            if (++counter[d] < shape[d]) break;
-            pa -= a_strides[d] * shape[d];
-            pb -= b_strides[d] * shape[d];
-            counter[d] = 0;
-        }
+        for (std::size_t d = ndim - 1; d-- > 0;)  // advance the odometer over the outer dimensions
+            if (!detail::odometer_step(counter[d], shape[d], pa, a_strides[d], pb, b_strides[d])) break;
     }
 }
 
@@ -173,14 +185,8 @@ void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const 
     for (std::size_t d = 1; d < n; ++d) rows *= size[d];
     for (std::int64_t row = 0; row < rows; ++row) {
         detail::binary_row(a + pa, sa[0], b + pb, sb[0], out + row * inner, inner, fn);
-        for (std::size_t d = 1; d < n; ++d) {  // advance the odometer over the outer (merged) dims
-            pa += sa[d];
-            pb += sb[d];
-            if (++counter[d] < size[d]) break;
-            pa -= sa[d] * size[d];
-            pb -= sb[d] * size[d];
-            counter[d] = 0;
-        }
+        for (std::size_t d = 1; d < n; ++d)  // advance the odometer over the outer (merged) dims
+            if (!detail::odometer_step(counter[d], size[d], pa, sa[d], pb, sb[d])) break;
     }
 }
 
