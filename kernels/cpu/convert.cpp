@@ -26,28 +26,31 @@ void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 }
 }  // namespace bits
 
+// Each of the four takes its SIMD path when the CPU has the instructions, else the portable one
+// (the same bits either way).
+namespace {
+template <class Fn, class Src, class Dst>
+void fastest(bool has_simd, Fn* simd, Fn* portable, const Src* src, Dst* dst, std::int64_t n)
+{
+    (has_simd ? simd : portable)(src, dst, n);
+}
+}  // namespace
+
 void f32_to_f16(const float* src, Half* dst, std::int64_t n)
 {
-    if (cpu_features().f16c) return f16c::f32_to_f16(src, dst, n);
-    bits::f32_to_f16(src, dst, n);
+    fastest<F32ToF16>(cpu_features().f16c, f16c::f32_to_f16, bits::f32_to_f16, src, dst, n);
 }
-
 void f16_to_f32(const Half* src, float* dst, std::int64_t n)
 {
-    if (cpu_features().f16c) return f16c::f16_to_f32(src, dst, n);
-    bits::f16_to_f32(src, dst, n);
+    fastest<F16ToF32>(cpu_features().f16c, f16c::f16_to_f32, bits::f16_to_f32, src, dst, n);
 }
-
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
 {
-    if (cpu_features().avx512bf16) return avx512bf16::f32_to_bf16(src, dst, n);
-    bits::f32_to_bf16(src, dst, n);
+    fastest<F32ToBF16>(cpu_features().avx512bf16, avx512bf16::f32_to_bf16, bits::f32_to_bf16, src, dst, n);
 }
-
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
-    if (cpu_features().avx512bf16) return avx512bf16::bf16_to_f32(src, dst, n);
-    bits::bf16_to_f32(src, dst, n);
+    fastest<BF16ToF32>(cpu_features().avx512bf16, avx512bf16::bf16_to_f32, bits::bf16_to_f32, src, dst, n);
 }
 
 namespace {
