@@ -110,13 +110,12 @@ void fill_module_nodes(TraceGraph& out, const std::map<std::pair<std::string, Ph
 
 void collapse_modules(TraceGraph& graph, const Trace& trace, const std::set<std::string>& collapsed)
 {
-    TraceGraph out;
-    out.dtypes = graph.dtypes;
-    out.scaled_cast_dtypes = graph.scaled_cast_dtypes;
-    out.has_casts = graph.has_casts;
-    out.has_cache_hits = graph.has_cache_hits;
-    out.modules = graph.modules;
-    out.module_types = graph.module_types;
+    // Everything but the nodes, edges and event_nodes (rebuilt below) carries over, so a field
+    // added to TraceGraph later is kept without being named here.
+    TraceGraph out = graph;
+    out.nodes.clear();
+    out.edges.clear();
+    out.event_nodes.clear();
 
     std::vector<int> moved_to(graph.nodes.size());
     std::map<std::pair<std::string, Phase>, int> module_nodes;  // (module, phase) -> its node in `out`
