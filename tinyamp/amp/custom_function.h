@@ -60,17 +60,18 @@ decltype(auto) cast_for_custom_fwd(const A& a, DType to, DeviceType device_type)
     return map_tensors(a, [&](const Tensor& t) { return is_eligible(t, device_type) ? t.to(to) : t; });
 }
 
-/// The Function the autograd layer runs for a user Function: Op itself, plus custom_fwd/bwd.
-// The user op's Saved struct, when it declares one, so that WithCustomAutocast<Op> takes the
-// same context as Op.
+/// The user op's Saved struct, when it declares one, so that WithCustomAutocast<Op> takes the
+/// same context as Op (empty for an op without one).
 template <class Op>
 struct SavedOf {};
+/// SavedOf for an op that declares a `Saved` struct.
 template <class Op>
     requires requires { typename Op::Saved; }
 struct SavedOf<Op> {
-    using Saved = typename Op::Saved;
+    using Saved = typename Op::Saved;  ///< the user op's own Saved
 };
 
+/// The Function the autograd layer runs for a user Function: Op itself, plus custom_fwd/bwd.
 template <class Op>
 struct WithCustomAutocast : SavedOf<Op> {
     static_assert(!HasCustomBwd<Op> || HasCustomFwd<Op>, "custom_bwd replays what custom_fwd recorded: declare custom_fwd too");

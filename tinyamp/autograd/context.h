@@ -78,13 +78,15 @@ public:
 /// `Saved` struct, else Context.
 template <class Op>
 struct ContextOf {
-    using type = Context;
+    using type = Context;  ///< an op without a Saved struct
 };
+/// ContextOf for an op that declares a `Saved` struct.
 template <class Op>
     requires requires { typename Op::Saved; }
 struct ContextOf<Op> {
-    using type = ContextWith<typename Op::Saved>;
+    using type = ContextWith<typename Op::Saved>;  ///< the context that holds the op's Saved
 };
+/// The context type Op's forward and backward take (ContextOf<Op>::type).
 template <class Op>
 using ContextFor = typename ContextOf<Op>::type;
 

@@ -72,7 +72,7 @@ Tensor reduce_losses(const Tensor& losses, const Shape& shape, DType dtype, Redu
 
 }  // namespace
 
-Tensor binary(BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Device device)
+Tensor binary(kernels::BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Device device)
 {
     const Shape shape = broadcast_shapes(a.shape(), b.shape());
     const Tensor ca = layout::expand(ready(a, dtype, device), shape);
@@ -82,7 +82,7 @@ Tensor binary(BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Devi
     return out;
 }
 
-Tensor unary(UnaryOp kind, const Tensor& x, DType dtype, double param)
+Tensor unary(kernels::UnaryOp kind, const Tensor& x, DType dtype, double param)
 {
     const Tensor cx = layout::contiguous(layout::convert(x, dtype));
     Tensor out = empty(x.shape(), dtype, x.device());

@@ -18,14 +18,14 @@
 namespace tinyamp::cuda_forward {
 
 /// out = op(a, b) over the broadcast shape, both converted to \p dtype, on \p device.
-/// The result has \p dtype, or is bool for a comparison. \p op is the kind the CPU path runs
+/// The result has \p dtype, or is bool for a comparison. \p kind is the kind the CPU path runs
 /// too (kernels/elementwise_ops.h). A 0-D CPU operand (a scalar) is converted on the host and
 /// moved to the device first.
-Tensor binary(kernels::BinaryOp op, const Tensor& a, const Tensor& b, DType dtype, Device device);
+Tensor binary(kernels::BinaryOp kind, const Tensor& a, const Tensor& b, DType dtype, Device device);
 
 /// y = op(x), computed in and returned as \p dtype (the callers pass x's float dtype, f32 for
 /// integers); \p param is pow_scalar's exponent.
-Tensor unary(kernels::UnaryOp op, const Tensor& x, DType dtype, double param = 0.0);
+Tensor unary(kernels::UnaryOp kind, const Tensor& x, DType dtype, double param = 0.0);
 
 /// cond ? a : b over the broadcast shape of all three, in \p dtype, on \p device.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype, Device device);
