@@ -45,33 +45,30 @@ __device__ __forceinline__ T store(V v)
     }
 }
 
-/// Calls fn(T{}) with the device element type of `dtype`. The FP8/FP4 dtypes have no CUDA kernels
-/// in tinyamp (layout::convert refuses them on a GPU first): Error(dtype).
+/// The device element type of a host one: CUDA's __half and __nv_bfloat16 for tinyamp's Half and
+/// BFloat16 (the same bits), the type itself otherwise.
+template <class T> struct DeviceElement { using type = T; };
+template <> struct DeviceElement<Half> { using type = __half; };
+template <> struct DeviceElement<BFloat16> { using type = __nv_bfloat16; };
+
+/// Calls fn(T{}) with the device element type of `dtype`, through the host's one switch over
+/// dtypes (visit_dtype). The FP8/FP4 dtypes have no CUDA kernels in tinyamp (layout::convert
+/// refuses them on a GPU first): Error(dtype).
 template <class Fn>
 void visit_device_dtype(DType dtype, Fn&& fn)
 {
-    switch (dtype) {
-    case DType::f64: return fn(double{});
-    case DType::f32: return fn(float{});
-    case DType::f16: return fn(__half{});
-    case DType::bf16: return fn(__nv_bfloat16{});
-    case DType::i64: return fn(std::int64_t{});
-    case DType::boolean: return fn(bool{});
-    default: TINYAMP_FAIL(dtype, "no CUDA kernel takes ", dtype_name(dtype), " tensors; move them with .cpu() first");
-    }
+    if (is_minifloat(dtype))
+        TINYAMP_FAIL(dtype, "no CUDA kernel takes ", dtype_name(dtype), " tensors; move them with .cpu() first");
+    visit_dtype(dtype, [&](auto host) { fn(typename DeviceElement<decltype(host)>::type{}); });
 }
 
 /// The same, for the float dtypes only.
 template <class Fn>
 void visit_device_float(DType dtype, const char* what, Fn&& fn)
 {
-    switch (dtype) {
-    case DType::f64: return fn(double{});
-    case DType::f32: return fn(float{});
-    case DType::f16: return fn(__half{});
-    case DType::bf16: return fn(__nv_bfloat16{});
-    default: TINYAMP_FAIL(dtype, what, " on CUDA needs a floating point dtype, got ", dtype_name(dtype));
-    }
+    if (!is_floating_point(dtype))
+        TINYAMP_FAIL(dtype, what, " on CUDA needs a floating point dtype, got ", dtype_name(dtype));
+    visit_float_dtype(dtype, [&](auto host) { fn(typename DeviceElement<decltype(host)>::type{}); });
 }
 
 /// A grid-stride loop index: 64-bit, so tensors over 2^31 elements are covered.

@@ -292,7 +292,7 @@ TEST_CASE("CosineAnnealingLR and LambdaLR refuse bad arguments and states that d
     CHECK(test::error_message([&] { lambda.step(); }, ErrorKind::value).find("lr_lambda(2) returned nan") != std::string::npos);
     CHECK(lambda.last_epoch() == 1);
     CHECK(q.sgd.param_groups()[0].lr == 0.1);
-    optim::LambdaLRState bad_base{0, {-0.1}};
+    optim::LambdaLRState bad_base{{0, {-0.1}}};
     CHECK(test::error_message([&] { lambda.load_state_dict(bad_base); }, ErrorKind::value)
               .find("LambdaLR state has a base learning rate of -0.1") != std::string::npos);
 }

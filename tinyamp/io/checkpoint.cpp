@@ -171,9 +171,9 @@ SchedulerState scheduler_from_json(const json& j, const optim::LRScheduler& give
         TINYAMP_CHECK(j.contains(key), io, "lr_scheduler state: a ", type, " needs \"", key, "\"");
         return number_from_json(j[key], std::string("lr_scheduler ") + key);
     };
-    if (type == "StepLR") return optim::StepLRState{last_epoch, base_lrs, integer("step_size"), number("gamma")};
-    if (type == "CosineAnnealingLR") return optim::CosineAnnealingLRState{last_epoch, base_lrs, integer("T_max"), number("eta_min")};
-    return optim::LambdaLRState{last_epoch, base_lrs};
+    if (type == "StepLR") return optim::StepLRState{{last_epoch, base_lrs}, integer("step_size"), number("gamma")};
+    if (type == "CosineAnnealingLR") return optim::CosineAnnealingLRState{{last_epoch, base_lrs}, integer("T_max"), number("eta_min")};
+    return optim::LambdaLRState{{last_epoch, base_lrs}};
 }
 
 void load_scheduler(optim::LRScheduler& s, const SchedulerState& state)

@@ -88,9 +88,16 @@ private:
     std::vector<double> last_lrs_;
 };
 
+/// What every scheduler's checkpoint saves first: how far it has stepped and the lrs it started
+/// from. StepLRState, CosineAnnealingLRState and LambdaLRState add their own settings.
+struct LRSchedulerProgress {
+    std::int64_t last_epoch = 0;   ///< Steps taken so far.
+    std::vector<double> base_lrs;  ///< Each group's lr when the scheduler was made (PyTorch's initial_lr).
+};
+
 /// The state_dict() and load_state_dict() of StepLR, CosineAnnealingLR and LambdaLR, over the
-/// scheduler's State: last_epoch and base_lrs (which LRScheduler keeps), then the scheduler's own
-/// settings (which this class keeps, in a State whose last_epoch and base_lrs it does not read).
+/// scheduler's State: its LRSchedulerProgress (which LRScheduler keeps), then the scheduler's own
+/// settings (which this class keeps, in a State whose progress it does not read).
 template <class State>
 class LRSchedulerWithState : public LRScheduler {
 public:
@@ -120,7 +127,7 @@ protected:
         : LRScheduler(optimizer, name), settings_(std::move(settings))
     {
     }
-    /// The scheduler's own settings (the fields of State after base_lrs).
+    /// The scheduler's own settings (the fields State adds to LRSchedulerProgress).
     const State& settings() const { return settings_; }
     /// Throws a value Error for settings in a loaded state that the scheduler refuses; none by default.
     virtual void check_settings(const State& /*state*/) const {}
@@ -130,9 +137,7 @@ private:
 };
 
 /// What a checkpoint saves of a StepLR.
-struct StepLRState {
-    std::int64_t last_epoch = 0;   ///< Epochs stepped so far.
-    std::vector<double> base_lrs;  ///< Each group's lr when the scheduler was made (PyTorch's initial_lr).
+struct StepLRState : LRSchedulerProgress {
     std::int64_t step_size = 1;    ///< Epochs between two decays.
     double gamma = 0.1;            ///< The factor of each decay.
 };
@@ -151,9 +156,7 @@ private:
 };
 
 /// What a checkpoint saves of a CosineAnnealingLR.
-struct CosineAnnealingLRState {
-    std::int64_t last_epoch = 0;   ///< Steps taken so far.
-    std::vector<double> base_lrs;  ///< Each group's lr when the scheduler was made (PyTorch's initial_lr).
+struct CosineAnnealingLRState : LRSchedulerProgress {
     std::int64_t T_max = 1;        ///< Steps from the base lr down to eta_min (half a cosine period).
     double eta_min = 0.0;          ///< The lowest lr, reached at last_epoch == T_max.
 };
@@ -176,10 +179,7 @@ private:
 
 /// What a checkpoint saves of a LambdaLR: not the function, which the code that makes the
 /// scheduler supplies again (PyTorch saves it only when it is an object with state).
-struct LambdaLRState {
-    std::int64_t last_epoch = 0;   ///< Steps taken so far.
-    std::vector<double> base_lrs;  ///< Each group's lr when the scheduler was made (PyTorch's initial_lr).
-};
+struct LambdaLRState : LRSchedulerProgress {};
 
 /// The lr of every group is its base lr times a factor the user's function gives for the step
 /// number (torch.optim.lr_scheduler.LambdaLR with one lr_lambda for all groups):

@@ -50,9 +50,7 @@ Platform::Platform(const PlatformOptions& options)
     SDL_GL_MakeCurrent(window, gl_context_);
     SDL_GL_SetSwapInterval(options.headless ? 0 : 1);
 
-    const ImGuiFonts fonts = start_imgui(options.ui_scale);
-    ui_font_ = fonts.ui;
-    graph_font_ = fonts.graph;
+    fonts_ = start_imgui(options.ui_scale);
 
     ImGui_ImplSDL2_InitForOpenGL(window, gl_context_);
     ImGui_ImplOpenGL3_Init("#version 130");

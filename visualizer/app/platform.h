@@ -6,8 +6,7 @@
 #include <string>
 
 #include "visualizer/app/backdrop.h"
-
-struct ImFont;
+#include "visualizer/app/imgui_setup.h"
 
 namespace tinyamp::viz {
 
@@ -39,8 +38,8 @@ public:
     /// Waits until the GPU has drawn everything (frame timing).
     void finish() const;
 
-    ImFont* ui_font() const { return ui_font_; }
-    ImFont* graph_font() const { return graph_font_; }  ///< a large font, scaled down for node labels
+    ImFont* ui_font() const { return fonts_.ui; }
+    ImFont* graph_font() const { return fonts_.graph; }  ///< a large font, scaled down for node labels
     std::string video_driver() const;
     /// Puts SDL's mouse at window pixel (x, y), as a real move does (SDL's state and a motion event);
     /// from then on each frame reads the mouse position from SDL's state (see begin_frame()).
@@ -50,8 +49,7 @@ private:
     void* window_ = nullptr;  // SDL_Window* natively, GLFWwindow* on the web
     // [[maybe_unused]]: members of the SDL2 platform only; the web one keeps its context in GLFW.
     [[maybe_unused]] void* gl_context_ = nullptr;
-    ImFont* ui_font_ = nullptr;
-    ImFont* graph_font_ = nullptr;
+    ImGuiFonts fonts_;
     std::string dropped_;
     [[maybe_unused]] bool quit_ = false;
     [[maybe_unused]] bool mouse_warped_ = false;  // a script moves the mouse: begin_frame() reads SDL's mouse state

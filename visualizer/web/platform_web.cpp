@@ -48,9 +48,7 @@ Platform::Platform(const PlatformOptions& options)
     window_ = window;
     glfwMakeContextCurrent(window);
 
-    const ImGuiFonts fonts = start_imgui(options.ui_scale);
-    ui_font_ = fonts.ui;
-    graph_font_ = fonts.graph;
+    fonts_ = start_imgui(options.ui_scale);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 300 es");
 }
