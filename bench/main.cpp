@@ -25,6 +25,7 @@
 
 #include "bench/digits_epoch_bench.h"
 #include "bench/dispatch_bench.h"
+#include "bench/gpt_step_bench.h"
 #include "bench/gemm_bench.h"
 #include "bench/gemm_check.h"
 #include "bench/gemm_peers.h"
@@ -95,12 +96,14 @@ int main(int argc, char** argv)
     bench::register_scaled_mm_benchmarks();
     bench::register_dispatch_benchmarks();
     bench::register_digits_epoch_benchmarks();
-    std::cout << "\nRunning (a progress line per benchmark; about 2 minutes on 2 cores)...\n";
+    bench::register_gpt_step_benchmarks();
+    std::cout << "\nRunning (a progress line per benchmark; about 3 minutes on 2 cores)...\n";
     bench::ResultCollector results(std::cout);
     benchmark::RunSpecifiedBenchmarks(&results);
     benchmark::Shutdown();
 
     bench::print_summary(std::cout, results, machine, pytorch ? &*pytorch : nullptr);
     bench::print_scaled_mm_table(std::cout, results);
+    bench::print_gpt_step_breakdown(std::cout);
     return 0;
 }

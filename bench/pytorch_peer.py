@@ -15,6 +15,13 @@ tinyamp-bench's are. The cases, named as tinyamp-bench names the tinyamp case th
   digits_epoch/{f32,bf16}                   one training epoch of the digits MLP as tinyamp-train
                                             runs it: 64-256-256-10, batch 64, SGD lr 0.05 momentum
                                             0.9, 1437 training samples; bf16 = under autocast
+  gpt_step/{f32,bf16}                       one training step of the GPT of docs/gpt_study.md as
+                                            tinyamp-train --model gpt runs it: nanoGPT's model with 4
+                                            blocks, 4 heads, width 128, context 128, untied head,
+                                            exact GELU, F.scaled_dot_product_attention; batch 16 of
+                                            the King James text; AdamW (betas 0.9/0.99, decay 0.1 on
+                                            2-D weights) with a LambdaLR, clip_grad_norm_ at 1;
+                                            bf16 = forward and loss under autocast, backward outside
 """
 import argparse
 import gzip
@@ -35,8 +42,10 @@ THREADS = (1, 2)
 DEFAULT_THREADS = 2  # tinyamp-bench's dispatch and digits cases run on 2 threads
 SLOWEST_CALL_S = 5.0  # a GEMM call predicted slower than this is skipped (a slow bf16 path)
 CASE_BUDGET_S = 6.0  # fewer repetitions when 5 would take longer than this
-DATA = os.path.join(os.environ.get("TINYAMP_DATA_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data"),
-                    "digits.csv.gz")  # where tinyamp-train reads it
+DATA_DIR = os.environ.get("TINYAMP_DATA_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+DATA = os.path.join(DATA_DIR, "digits.csv.gz")  # where tinyamp-train reads it
+TEXT = os.path.join(DATA_DIR, "kjv_1mb.txt.gz")  # the GPT's text
+GPT_WARMUP_STEPS, GPT_TIMED_STEPS = 2, 8  # as bench/gpt_step_bench.cpp
 
 
 def log(*args):
@@ -143,6 +152,81 @@ def digits_cases(wanted, results):
         log(f"  {case:40} {results[case]['median_s'] * 1e3:10.3f} ms")
 
 
+class Block(torch.nn.Module):
+    """nanoGPT's block, as training/gpt_model.cpp's GptBlock: x + attn(ln_1(x)), then x + mlp(ln_2(x))."""
+
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln_1, self.ln_2 = torch.nn.LayerNorm(width), torch.nn.LayerNorm(width)
+        self.c_attn, self.attn_proj = torch.nn.Linear(width, 3 * width), torch.nn.Linear(width, width)
+        self.c_fc, self.c_proj = torch.nn.Linear(width, 4 * width), torch.nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.attn_proj(y.transpose(1, 2).contiguous().view(b, t, c))
+        return x + self.c_proj(torch.nn.functional.gelu(self.c_fc(self.ln_2(x))))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self, vocab, context=128, layers=4, heads=4, width=128):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(vocab, width), torch.nn.Embedding(context, width)
+        self.blocks = torch.nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.ln_f, self.lm_head = torch.nn.LayerNorm(width), torch.nn.Linear(width, vocab, bias=False)
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+def gpt_cases(wanted, results):
+    cases = [m for m in ("f32", "bf16") if wanted(f"gpt_step/{m}")]
+    if not cases:
+        return
+    torch.set_num_threads(DEFAULT_THREADS)
+    with gzip.open(TEXT, "rt", encoding="utf-8") as f:
+        text = f.read()
+    chars = sorted(set(text))
+    index = {c: i for i, c in enumerate(chars)}
+    tokens = torch.tensor([index[c] for c in text])
+    train = tokens[:int(len(tokens) * 0.9)]
+    batch, context = 16, 128
+    for mode in cases:
+        torch.manual_seed(0)
+        model = Gpt(len(chars), context)
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        no_decay = [p for p in model.parameters() if p.dim() < 2]
+        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}], lr=1e-3,
+                                      betas=(0.9, 0.99))
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda it: min(1.0, (it + 1) / 101))  # the warmup's shape
+
+        def step():
+            starts = torch.randint(len(train) - context - 1, (batch,))
+            x = torch.stack([train[s:s + context] for s in starts])
+            y = torch.stack([train[s + 1:s + 1 + context] for s in starts])
+            optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "bf16"):
+                logits = model(x)
+                loss = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
+            loss.backward()  # outside the region, as tinyamp-train does
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            loss.item()
+
+        for _ in range(GPT_WARMUP_STEPS):
+            step()
+        case = f"gpt_step/{mode}"
+        results[case] = median_time(step, repetitions=GPT_TIMED_STEPS, min_time=0, budget_s=30)  # a step a repetition, as tinyamp-bench
+        log(f"  {case:40} {results[case]['median_s'] * 1e3:10.3f} ms")
+
+
 def probe_gflops(dtype, n=256):
     """torch.mm at N = 256 on one thread, always run: tells tinyamp-bench whether bf16 has a fast path here."""
     torch.set_num_threads(1)
@@ -168,6 +252,7 @@ def main():
     gemm_cases(wanted, results, skipped, probe)
     dispatch_cases(wanted, results)
     digits_cases(wanted, results)
+    gpt_cases(wanted, results)
     json.dump({"peer": "PyTorch", "torch_version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
                "mm_probe": probe, "results": results, "skipped": skipped}, sys.stdout, indent=1)
     print()

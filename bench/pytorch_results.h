@@ -1,6 +1,6 @@
 #pragma once
 // PyTorch as a peer, where it is installed: bench/pytorch_peer.py times torch.mm, a Linear(8,8)
-// forward and the digits epoch, and prints JSON; scripts/bench.sh hands that file to tinyamp-bench
+// forward, the digits epoch and the GPT step, and prints JSON; scripts/bench.sh hands that file to tinyamp-bench
 // (--pytorch-results=FILE), whose summary prints tinyamp / PyTorch ratios from it. Without the
 // flag the summary says that PyTorch was not measured; nothing here needs PyTorch to build.
 

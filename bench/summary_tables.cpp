@@ -15,6 +15,7 @@
 #include "bench/dispatch_bench.h"
 #include "bench/gemm_bench.h"
 #include "bench/gemm_peers.h"
+#include "bench/gpt_step_bench.h"
 #include "bench/machine_header.h"
 #include "bench/pytorch_results.h"
 #include "bench/result_collector.h"
@@ -93,6 +94,7 @@ public:
         print_gemm_low_precision();
         print_dispatch();
         print_digits();
+        print_gpt_step();
         print_noise();
         return print_targets();
     }
@@ -392,6 +394,45 @@ private:
         tallies_.push_back(f32_tally);
         tallies_.push_back(bf16_tally);
         tallies_.push_back(torch_tally);
+    }
+
+    // The GPT step against PyTorch's in the same mode, and bf16 against f32 (issue 41's targets).
+    void print_gpt_step()
+    {
+        const std::optional<double> f32_s = median_seconds(gpt_step_bench_name(false)), bf16_s = median_seconds(gpt_step_bench_name(true));
+        if (!f32_s && !bf16_s) return;
+        TargetTally torch_tally{format("GPT step <= %.1fx PyTorch's, same mode", targets_.gpt_vs_pytorch)};
+        const Bf16Speed speed = machine_.hardware.bf16_speed;
+        TargetTally bf16_tally{speed == Bf16Speed::not_faster ? std::string("GPT step in bf16 no slower than in f32")
+                                                              : format("GPT step in bf16 >= %.1fx faster than in f32", targets_.gpt_bf16_speedup)};
+        const std::string torch_unfair = pytorch_ ? pytorch_->bf16_unfair_reason() : "";
+        const Timing* t = results_.find(gpt_step_bench_name(f32_s ? false : true));
+        out_ << "\nGPT step on " << machine_.hardware.cpu_name << " (" << machine_.tiers() << "; bf16 GEMM tier " << machine_.hardware.bf16_tier
+             << "), one training step as tinyamp-train --model gpt runs it\n(4 blocks, 4 heads, width 128, context 128, batch 16, AdamW, "
+                "clip 1), milliseconds (median of "
+             << (t ? t->seconds.size() : 0) << " steps after 2 warm-up steps; lower is better)\n"
+             << "  mode   tinyamp" << (pytorch_ ? "   PyTorch  tinyamp/PyTorch" : "") << '\n';
+        for (bool bf16_mode : {false, true}) {
+            const std::optional<double> s = bf16_mode ? bf16_s : f32_s;
+            if (!s) continue;
+            out_ << format("  %-4s %9.1f", bf16_mode ? "bf16" : "f32", *s * 1e3);
+            if (pytorch_) {
+                const std::optional<double> torch = pytorch_->find(gpt_step_bench_name(bf16_mode));
+                const std::optional<double> r = ratio(s, torch);
+                std::string mark;
+                if (r) mark = bf16_mode && !torch_unfair.empty() ? "*" : torch_tally.judge(*r, targets_.gpt_vs_pytorch, false, bf16_mode ? "bf16" : "f32");
+                out_ << (torch ? format("%10.1f", *torch * 1e3) : format("%10s", "-")) << cell(r, "%17.2f", 17) << ' ' << mark;
+            }
+            out_ << '\n';
+        }
+        if (const auto speedup = ratio(f32_s, bf16_s)) {
+            const bool faster_needed = speed != Bf16Speed::not_faster;
+            out_ << format("  tinyamp f32/bf16 = %.2fx: target %s: %s\n", *speedup, bf16_tally.text.c_str(),
+                           bf16_tally.judge(*speedup, faster_needed ? targets_.gpt_bf16_speedup : 1.0, true, "").c_str());
+        }
+        if (pytorch_ && bf16_s && !torch_unfair.empty()) out_ << "  * PyTorch bf16: not a fair peer comparison: " << torch_unfair << ".\n";
+        tallies_.push_back(torch_tally);
+        tallies_.push_back(bf16_tally);
     }
 
     void print_noise()

@@ -1,6 +1,6 @@
 #pragma once
 // The summary printed after all benchmarks ran: the GEMM tables (f32; f16 and bf16), the per-op
-// overhead table and the digits epoch times, each figure a median over repetitions, each ratio
+// overhead table, the digits epoch and the GPT step times, each figure a median over repetitions, each ratio
 // tinyamp / a peer measured on the same machine (OpenBLAS, oneDNN, PyTorch when it ran), each
 // target marked met or not. Every table title names the CPU and the GEMM tier that produced it.
 // Benchmarks left out with --benchmark_filter show as "-".
@@ -28,6 +28,9 @@ struct Targets {
     double linear_autocast_us = 1.4;     ///< Linear(8,8) forward under autocast (set on a Zen 5)
     double digits_f32_epoch_ms = 6.0;    ///< digits MLP epoch in f32 (set on a Zen 5)
     double digits_vs_pytorch = 0.4;      ///< tinyamp's epoch / PyTorch's, in the same mode (when PyTorch ran)
+    double gpt_vs_pytorch = 1.0;         ///< tinyamp's GPT step / PyTorch's, in the same mode (issue 41)
+    double gpt_bf16_speedup = 1.5;       ///< GPT step f32 / bf16 where bf16 products are faster (AVX-512 BF16, AMX);
+                                         ///< elsewhere bf16 must only be no slower (f32 / bf16 >= 1)
 };
 
 /// Returns the number of targets not met (0 when all were met or none could be judged).

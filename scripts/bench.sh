@@ -2,7 +2,7 @@
 # The README's benchmark command: installs what is missing (the build's packages plus Google
 # Benchmark, OpenBLAS and oneDNN), builds tinyamp-bench in Release in build-bench/, and runs it:
 # the CPU and the GEMM tier in use, GEMM GFLOP/s and ratios against OpenBLAS and oneDNN, per-op
-# overhead, digits epoch time, one summary at the end (about 2 minutes on 2 cores;
+# overhead, digits epoch and GPT step times, one summary at the end (about 3 minutes on 2 cores;
 # docs/benchmarks.md explains every figure).
 # Where PyTorch is installed (`python3 -c 'import torch'` works), bench/pytorch_peer.py first times
 # the same cases in PyTorch and the summary adds tinyamp / PyTorch ratios. PyTorch is never required.

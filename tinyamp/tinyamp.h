@@ -31,6 +31,7 @@
 #include "tinyamp/support/warning.h"        // warn, set_warning_handler
 #include "tinyamp/dispatch/dispatch.h"            // dispatch<Op>(...): the road every op takes
 #include "tinyamp/trace/trace.h"         // trace::Trace, TraceRecorder: what ran, in which dtypes
+#include "tinyamp/trace/op_timing.h"     // trace::OpTimingRecorder: where a step's time goes, per op
 #include "tinyamp/ops/amp_scaling.h"     // GradScaler's ops: amp_foreach_non_finite_check_and_unscale_, amp_update_scale_
 #include "tinyamp/ops/attention.h"       // scaled_dot_product_attention (fused), scaled_dot_product_attention_reference
 #include "tinyamp/ops/conv.h"            // conv2d

@@ -6,6 +6,7 @@
 #include <memory>
 #include <numbers>
 #include <sstream>
+#include <utility>
 
 #include "training/gradient_underflow.h"
 #include "training/precision_region.h"
@@ -107,6 +108,11 @@ void check_config(const GptTrainConfig& config)
                   "': choose cpu (PyTorch's CPU autocast lists) or cuda (the GPU's lists, emulated on the CPU)");
     TINYAMP_CHECK(config.lr >= 0 && config.min_lr >= 0 && config.min_lr <= config.lr, value,
                   "tinyamp-train --model gpt: the learning rates must satisfy 0 <= min_lr <= lr, got lr ", config.lr, " and min_lr ", config.min_lr);
+}
+
+data::TextDataset load_text(const GptTrainConfig& config)
+{
+    return data::load_text_dataset(config.data_file.empty() ? data::data_path("kjv_1mb.txt.gz") : config.data_file);
 }
 
 // The model (its weights drawn from config.seed), its AdamW and, in f16-scaler mode, the GradScaler.
@@ -213,7 +219,7 @@ GptStep train_step(GptRun& run, const std::vector<Tensor>& params, optim::Lambda
 GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& callbacks)
 {
     check_config(config);
-    const data::TextDataset text = data::load_text_dataset(config.data_file.empty() ? data::data_path("kjv_1mb.txt.gz") : config.data_file);
+    const data::TextDataset text = load_text(config);
     GptRun run = start_run(config, text.tokenizer.vocab_size());
     optim::LambdaLR schedule(*run.optimizer, [&config](std::int64_t it) { return lr_factor(config, it); });
     // Training batches from one generator, evaluation batches from another, samples from a third.
@@ -242,6 +248,34 @@ GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& cal
     if (config.sample_chars > 0) result.sample = generate(run, text.tokenizer, config.sample_chars, sampler);
     return result;
 }
+
+struct GptStepper::State {
+    GptTrainConfig config;  // first: the run below keeps a reference to it
+    data::TextDataset text;
+    GptRun run;
+    optim::LambdaLR schedule;
+    Generator batches;
+    std::vector<Tensor> params;
+    std::int64_t next_step = 1;
+
+    explicit State(GptTrainConfig c)
+        : config((check_config(c), std::move(c))), text(load_text(config)), run(start_run(config, text.tokenizer.vocab_size())),
+          schedule(*run.optimizer, [this](std::int64_t it) { return lr_factor(config, it); }), batches(config.seed),
+          params(run.model->parameters())
+    {
+    }
+};
+
+GptStepper::GptStepper(GptTrainConfig config) : state_(std::make_unique<State>(std::move(config))) {}
+GptStepper::~GptStepper() = default;
+
+GptStep GptStepper::step()
+{
+    State& s = *state_;
+    return train_step(s.run, s.params, s.schedule, s.text, s.batches, s.next_step++);
+}
+
+std::int64_t GptStepper::parameters() const { return state_->run.model->num_parameters(); }
 
 namespace {
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,27 @@ struct GptCallbacks {
 };
 
 GptResult run_gpt_training(const GptTrainConfig& config, const GptCallbacks& callbacks = {});
+
+/// run_gpt_training's steps, one at a time, for a caller that times them (tinyamp-bench's GPT
+/// step): the same text, model, AdamW, scaler, schedule and training batches from config.seed,
+/// so step k is run_gpt_training's step k; no evaluations, checkpoints or samples.
+class GptStepper {
+public:
+    /// Loads the text and makes the model; the same checks as run_gpt_training.
+    explicit GptStepper(GptTrainConfig config);
+    ~GptStepper();
+    GptStepper(const GptStepper&) = delete;
+    GptStepper& operator=(const GptStepper&) = delete;
+
+    /// Runs the next optimizer step (1, 2, ...; past config.steps the schedule stays at min_lr).
+    GptStep step();
+    /// The model's parameter count.
+    std::int64_t parameters() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 /// The curves as CSV: one row per step (gpt_steps_csv), one per evaluation (gpt_evals_csv), and
 /// one per evaluation, block and quantity (gpt_layers_csv).

@@ -204,3 +204,26 @@ TEST_CASE("gpt: a run stopped at a checkpoint and resumed ends exactly as one th
     const std::string message = test::error_message([&] { (void)run_gpt_training(too_short); }, ErrorKind::value);
     CHECK(message.find("is at step 6, beyond --steps 4") != std::string::npos);
 }
+
+TEST_CASE("gpt: GptStepper's steps are run_gpt_training's, bit for bit (what tinyamp-bench times)")
+{
+    for (Mode mode : {Mode::f32, Mode::bf16, Mode::f16_scaler}) {
+        CAPTURE(mode_name(mode));
+        GptTrainConfig config = short_run(mode, 3);
+        config.sample_chars = 0;
+        const GptResult whole = run_gpt_training(config);
+        GptStepper stepper(config);
+        CHECK(stepper.parameters() == whole.parameters);
+        for (const GptStep& expected : whole.steps) {
+            const GptStep got = stepper.step();
+            CHECK(got.step == expected.step);
+            CHECK(got.loss == expected.loss);
+            CHECK(got.lr == expected.lr);
+            CHECK(got.grad_norm == expected.grad_norm);
+            CHECK(got.scale == expected.scale);
+        }
+    }
+    GptTrainConfig bad = short_run(Mode::f32, 3);
+    bad.batch_size = 0;
+    CHECK_THROWS_AS(GptStepper{bad}, Error);
+}

@@ -24,6 +24,7 @@
 #include "tinyamp/autograd/record.h"
 #include "tinyamp/tensor/tensor_args.h"
 #include "tinyamp/explain/explain.h"
+#include "tinyamp/trace/op_timing.h"
 
 namespace tinyamp {
 namespace detail {
@@ -55,6 +56,7 @@ template <class Op, class... Args>
 Tensor run_op(const Args&... args)
 {
     refuse_minifloat_inputs<Op>(args...);
+    const trace::TimedPiece timed(Op::name);  // while an OpTimingRecorder is alive (trace/op_timing.h)
     trace::NestedScope nested;
     try {
         if constexpr (is_user_function<Op>) {

@@ -11,6 +11,7 @@
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/explain/explain.h"
+#include "tinyamp/trace/op_timing.h"
 
 namespace tinyamp {
 namespace {
@@ -87,6 +88,15 @@ std::unordered_map<Node*, int> count_dependencies(const Roots& roots)
     return pending;
 }
 
+// One node's backward formula, timed as "<name> backward" while an OpTimingRecorder is alive. A
+// node every branch into gave "no gradient" has nothing to pass on.
+std::vector<Tensor> run_node(Node& node, const Tensor& grad_output)
+{
+    if (!grad_output.defined()) return {};
+    const auto timed = trace::TimedPiece::named([&] { return node.name() + " backward"; });
+    return node.apply(grad_output);
+}
+
 }  // namespace
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool retain_graph, bool create_graph)
@@ -127,8 +137,7 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         ready.pop();
         const Tensor grad_output = std::move(arrived[node]);
         arrived.erase(node);
-        // Every branch into this node gave "no gradient": it has nothing to pass on.
-        std::vector<Tensor> grads = grad_output.defined() ? node->apply(grad_output) : std::vector<Tensor>{};
+        std::vector<Tensor> grads = run_node(*node, grad_output);
         if (!retain_graph) node->release_saved();
         std::vector<Tensor> passed(tracer ? grads.size() : 0);  // what was sent on, for the trace
         for (std::size_t i = 0; i < node->next_edges.size(); ++i) {

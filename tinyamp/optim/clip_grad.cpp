@@ -5,12 +5,14 @@
 #include "tinyamp/support/grad_mode.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/reduce.h"
+#include "tinyamp/trace/op_timing.h"
 
 namespace tinyamp::optim {
 
 double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, bool error_if_nonfinite)
 {
     NoGradGuard no_grad;
+    const trace::TimedPiece timed("clip_grad_norm_");  // its ops are part of it (trace/op_timing.h)
     double total = 0;
     for (const Tensor& p : params)
         if (p.grad().defined()) total += sum(mul(p.grad(), p.grad()), DType::f64).item();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tinyamp/tensor/layout.h"
+#include "tinyamp/trace/op_timing.h"
 
 namespace tinyamp::optim {
 
@@ -43,6 +44,7 @@ Optimizer::Optimizer(std::vector<ParamGroup> groups, double default_lr) : groups
 void Optimizer::step()
 {
     ++step_calls_;
+    const auto timed = trace::TimedPiece::named([&] { return type_name() + ".step"; });  // trace/op_timing.h
     apply_update();
 }
 
