@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/library_switch.h"
+#include "bench/per_mode_benchmarks.h"
 #include "training/trainer.h"
 
 namespace tinyamp::bench {
@@ -42,12 +43,7 @@ std::string digits_bench_name(bool bf16) { return bf16 ? "digits_epoch/bf16" : "
 
 void register_digits_epoch_benchmarks()
 {
-    for (bool bf16 : {false, true})
-        benchmark::RegisterBenchmark(digits_bench_name(bf16).c_str(), [=](benchmark::State& state) { time_digits_epoch(state, bf16); })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Repetitions(9)
-            ->Unit(benchmark::kMillisecond);
+    register_per_mode(digits_bench_name, time_digits_epoch, 9);
 }
 
 }  // namespace tinyamp::bench

@@ -14,6 +14,7 @@
 #include <tinyamp/tinyamp.h>
 
 #include "bench/library_switch.h"
+#include "bench/per_mode_benchmarks.h"
 #include "training/gpt_trainer.h"
 
 namespace tinyamp::bench {
@@ -107,12 +108,7 @@ std::string gpt_step_bench_name(bool bf16) { return bf16 ? "gpt_step/bf16" : "gp
 
 void register_gpt_step_benchmarks()
 {
-    for (bool bf16 : {false, true})
-        benchmark::RegisterBenchmark(gpt_step_bench_name(bf16).c_str(), [=](benchmark::State& state) { time_gpt_step(state, bf16); })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Repetitions(kTimedSteps)
-            ->Unit(benchmark::kMillisecond);
+    register_per_mode(gpt_step_bench_name, time_gpt_step, kTimedSteps);
 }
 
 void print_gpt_step_breakdown(std::ostream& out)

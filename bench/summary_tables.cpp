@@ -1,9 +1,11 @@
 #include "bench/summary_tables.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -341,6 +343,30 @@ private:
         tallies_.push_back(linear_tally);
     }
 
+    // A row per mode that ran: tinyamp's median in ms, and where PyTorch ran its median and
+    // tinyamp / PyTorch, judged against `goal` (at most), or "*" where PyTorch's bf16 is no fair
+    // peer. `row_end(bf16_mode, seconds)` adds to a row.
+    void print_peer_rows(std::string (*name_of)(bool), const std::array<std::optional<double>, 2>& seconds, double goal,
+                         TargetTally& tally, const std::function<std::string(bool, double)>& row_end = {})
+    {
+        const std::string torch_unfair = pytorch_ ? pytorch_->bf16_unfair_reason() : "";
+        for (bool bf16_mode : {false, true}) {
+            const std::optional<double> s = seconds[bf16_mode];
+            if (!s) continue;
+            out_ << format("  %-4s %9.2f", bf16_mode ? "bf16" : "f32", *s * 1e3);
+            if (pytorch_) {
+                const std::optional<double> torch = pytorch_->find(name_of(bf16_mode));
+                const std::optional<double> r = ratio(s, torch);
+                std::string mark;
+                if (r) mark = bf16_mode && !torch_unfair.empty() ? "*" : tally.judge(*r, goal, false, bf16_mode ? "bf16 mode" : "f32 mode");
+                out_ << (torch ? format("%10.2f", *torch * 1e3) : format("%10s", "-")) << cell(r, "%17.2f", 17) << ' '
+                     << format("%-4s", mark.c_str());
+            }
+            if (row_end) out_ << row_end(bf16_mode, *s);
+            out_ << '\n';
+        }
+    }
+
     void print_digits()
     {
         TargetTally f32_tally{format("digits epoch in f32 <= %.1f ms (set on a Zen 5)", targets_.digits_f32_epoch_ms)};
@@ -355,24 +381,11 @@ private:
              << "), one training epoch as tinyamp-train --model mlp runs it\n(64-256-256-10, batch 64, 1437 samples), milliseconds (median of "
              << (t ? t->seconds.size() : 0) << " epochs after a warm-up; lower is better)\n"
              << "  mode   tinyamp" << (pytorch_ ? "   PyTorch  tinyamp/PyTorch" : "") << '\n';
-        for (bool bf16_mode : {false, true}) {
-            const std::optional<double> s = bf16_mode ? bf16_s : f32_s;
-            if (!s) continue;
-            out_ << format("  %-4s %9.2f", bf16_mode ? "bf16" : "f32", *s * 1e3);
-            if (pytorch_) {
-                const std::optional<double> torch = pytorch_->find(digits_bench_name(bf16_mode));
-                const std::optional<double> r = ratio(s, torch);
-                const bool unfair = bf16_mode && !torch_unfair.empty();
-                std::string mark;
-                if (r) mark = unfair ? "*" : torch_tally.judge(*r, targets_.digits_vs_pytorch, false, bf16_mode ? "bf16 mode" : "f32 mode");
-                out_ << (torch ? format("%10.2f", *torch * 1e3) : format("%10s", "-")) << cell(r, "%17.2f", 17) << ' '
-                     << format("%-4s", mark.c_str());
-            }
-            if (!bf16_mode)
-                out_ << format("  target tinyamp f32 <= %.1f ms: %s", targets_.digits_f32_epoch_ms,
-                               f32_tally.judge(*s * 1e3, targets_.digits_f32_epoch_ms, false, "").c_str());
-            out_ << '\n';
-        }
+        print_peer_rows(digits_bench_name, {f32_s, bf16_s}, targets_.digits_vs_pytorch, torch_tally, [&](bool bf16_mode, double s) {
+            return bf16_mode ? std::string()
+                             : format("  target tinyamp f32 <= %.1f ms: %s", targets_.digits_f32_epoch_ms,
+                                      f32_tally.judge(s * 1e3, targets_.digits_f32_epoch_ms, false, "").c_str());
+        });
         if (const auto speedup = ratio(f32_s, bf16_s)) {
             out_ << format("  tinyamp f32/bf16 = %.2fx: ", *speedup);
             if (bf16_can_be_faster)
@@ -412,19 +425,7 @@ private:
                 "clip 1), milliseconds (median of "
              << (t ? t->seconds.size() : 0) << " steps after 2 warm-up steps; lower is better)\n"
              << "  mode   tinyamp" << (pytorch_ ? "   PyTorch  tinyamp/PyTorch" : "") << '\n';
-        for (bool bf16_mode : {false, true}) {
-            const std::optional<double> s = bf16_mode ? bf16_s : f32_s;
-            if (!s) continue;
-            out_ << format("  %-4s %9.1f", bf16_mode ? "bf16" : "f32", *s * 1e3);
-            if (pytorch_) {
-                const std::optional<double> torch = pytorch_->find(gpt_step_bench_name(bf16_mode));
-                const std::optional<double> r = ratio(s, torch);
-                std::string mark;
-                if (r) mark = bf16_mode && !torch_unfair.empty() ? "*" : torch_tally.judge(*r, targets_.gpt_vs_pytorch, false, bf16_mode ? "bf16" : "f32");
-                out_ << (torch ? format("%10.1f", *torch * 1e3) : format("%10s", "-")) << cell(r, "%17.2f", 17) << ' ' << mark;
-            }
-            out_ << '\n';
-        }
+        print_peer_rows(gpt_step_bench_name, {f32_s, bf16_s}, targets_.gpt_vs_pytorch, torch_tally);
         if (const auto speedup = ratio(f32_s, bf16_s)) {
             const bool faster_needed = speed != Bf16Speed::not_faster;
             out_ << format("  tinyamp f32/bf16 = %.2fx: target %s: %s\n", *speedup, bf16_tally.text.c_str(),
