@@ -88,6 +88,24 @@ TEST_CASE("unary ops at known points")
     CHECK(exp(tensor({0.0, 1.0}, i64)).dtype() == f32);  // integer inputs compute in f32, as in PyTorch
 }
 
+TEST_CASE("gelu_backward: one op with its own f64 gradient (gelu's second derivative), and its errors")
+{
+    const Tensor grad = signed_input({3, 4}, 5).requires_grad_(), x = signed_input({3, 4}, 6).requires_grad_();
+    const GradcheckResult r = gradcheck([](const std::vector<Tensor>& in) { return gelu_backward(in[0], in[1]); }, {grad, x});
+    INFO(r.report);
+    CHECK(r.ok);
+    // gelu's backward is gelu_backward: the gradient of gelu equals it, in f32 as in f64.
+    for (DType d : {f64, f32}) {
+        const Tensor xd = x.detach().to(d).requires_grad_(), seed = full({3, 4}, 0.75, d);
+        gelu(xd).backward(seed);
+        CHECK(xd.grad().to_vector() == gelu_backward(seed, xd.detach()).to_vector());
+    }
+    CHECK(error_message([] { gelu_backward(ones({2}), ones({3})); }, ErrorKind::shape)
+              == "gelu_backward: grad has shape [2] but x has [3]; they must be the same");
+    CHECK(error_message([] { gelu_backward(ones({2}), ones({2}, i64)); }, ErrorKind::dtype)
+              == "gelu_backward: x must be a float tensor, got i64");
+}
+
 TEST_CASE("binary arithmetic: f64 gradients through broadcasting")
 {
     const std::vector<std::pair<const char*, Binary>> ops = {

@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/gelu_kernel.h"
 #include "tinyamp/dispatch/dispatch.h"
 #include "tinyamp/ops/elementwise_forward.h"
 #include "tinyamp/ops/type_promotion.h"
@@ -116,23 +118,70 @@ struct ReluOp {
     static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {mul(grad, gt(ctx.saved_tensors()[0], 0.0))}; }
 };
 
+// phi(x) = e^(-x^2 / 2) / sqrt(2 pi), the normal density, written with ops.
+Tensor normal_pdf(const Tensor& x) { return mul(exp(mul(mul(x, x), -0.5)), 1.0 / std::sqrt(2 * std::numbers::pi)); }
+
 struct GeluOp {
     static constexpr const char* name = "gelu";
     static Tensor forward(Context& ctx, const Tensor& x)
     {
         ctx.save_for_backward({x});
-        return unary_float(name, UnaryOp::gelu, x, [](auto v) {
-            using V = decltype(v);
-            return v * V(0.5) * (V(1) + std::erf(v * V(std::numbers::sqrt2 / 2)));
+        const DType dtype = float_result_type(x.dtype());
+        if (dtype == DType::f64 || op_device(name, {x}).is_cuda())
+            return unary_float(name, UnaryOp::gelu, x, [](auto v) {
+                using V = decltype(v);
+                return v * V(0.5) * (V(1) + std::erf(v * V(std::numbers::sqrt2 / 2)));
+            });
+        const Tensor cx = layout::contiguous(layout::convert(x, dtype));  // f32, f16 or bf16: the one-pass kernel
+        Tensor out = empty(x.shape(), dtype);
+        visit_float_dtype(dtype, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (!std::is_same_v<T, double>) kernels::cpu::gelu_forward(cx.data_ptr<T>(), out.data_ptr<T>(), cx.numel());
         });
+        return out;
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad)
-    {
-        // d/dx [x Phi(x)] = Phi(x) + x phi(x)
-        const Tensor& x = ctx.saved_tensors()[0];
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {gelu_backward(grad, ctx.saved_tensors()[0])}; }
+};
+
+// grad (Phi(x) + x phi(x)) in x's dtype: the kernel on the CPU, in double for f64, with ops on a GPU.
+Tensor gelu_backward_values(const Tensor& grad, const Tensor& x)
+{
+    const DType dtype = x.dtype();
+    if (op_device("gelu_backward", {grad, x}).is_cuda()) {
         const Tensor cdf = mul(add(erf(mul(x, std::numbers::sqrt2 / 2)), 1.0), 0.5);
-        const Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / std::sqrt(2 * std::numbers::pi));
-        return {mul(grad, add(cdf, mul(x, pdf)))};
+        return mul(grad.to(dtype), add(cdf, mul(x, normal_pdf(x))));
+    }
+    const Tensor cg = layout::contiguous(layout::convert(grad, dtype)), cx = layout::contiguous(x);
+    Tensor out = empty(x.shape(), dtype);
+    visit_float_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        const T *g = cg.data_ptr<T>(), *in = cx.data_ptr<T>();
+        T* dx = out.data_ptr<T>();
+        if constexpr (std::is_same_v<T, double>)
+            for (std::int64_t i = 0; i < cx.numel(); ++i) dx[i] = kernels::cpu::reference::gelu_backward(g[i], in[i]);
+        else
+            kernels::cpu::gelu_backward(g, in, dx, cx.numel());
+    });
+    return out;
+}
+
+// GELU's backward as one op (PyTorch's gelu_backward), with its own backward: d/d(grad) is
+// gelu'(x), d/dx is grad phi(x) (2 - x^2).
+struct GeluBackwardOp {
+    static constexpr const char* name = "gelu_backward";
+    static Tensor forward(Context& ctx, const Tensor& grad, const Tensor& x)
+    {
+        TINYAMP_CHECK(grad.shape() == x.shape(), shape, "gelu_backward: grad has shape ", shape_str(grad.shape()), " but x has ",
+                      shape_str(x.shape()), "; they must be the same");
+        TINYAMP_CHECK(is_floating_point(x.dtype()), dtype, "gelu_backward: x must be a float tensor, got ", dtype_name(x.dtype()));
+        ctx.save_for_backward({grad, x});
+        return gelu_backward_values(grad, x);
+    }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& g)
+    {
+        const Tensor& grad = ctx.saved_tensors()[0];
+        const Tensor& x = ctx.saved_tensors()[1];
+        return {gelu_backward(g, x), mul(mul(g, grad), mul(normal_pdf(x), sub(2.0, mul(x, x))))};
     }
 };
 
@@ -146,5 +195,6 @@ Tensor sigmoid(const Tensor& x) { return dispatch<SigmoidOp>(x); }
 Tensor erf(const Tensor& x) { return dispatch<ErfOp>(x); }
 Tensor relu(const Tensor& x) { return dispatch<ReluOp>(x); }
 Tensor gelu(const Tensor& x) { return dispatch<GeluOp>(x); }
+Tensor gelu_backward(const Tensor& grad, const Tensor& x) { return dispatch<GeluBackwardOp>(grad, x); }
 
 }  // namespace tinyamp
