@@ -268,6 +268,55 @@ TEST_CASE("the fused op's gradients in f16/bf16 are one rounding from f64, each 
     }
 }
 
+TEST_CASE("without a mask the CPU attention kernel runs: values and gradients within one rounding of f64, the same bits on 1 and 2 threads")
+{
+    Generator gen(21);
+    const Tensor q64 = randn({2, 3, 17, 8}, f64, gen), k64 = randn({2, 3, 19, 8}, f64, gen), v64 = randn({2, 3, 19, 5}, f64, gen);
+    const Tensor g64 = randn({2, 3, 17, 5}, f64, gen);
+    const int threads = get_num_threads();
+    for (bool causal : {false, true})
+        for (DType d : {f32, bf16, f16}) {
+            INFO(dtype_name(d) << (causal ? ", causal" : ""));
+            std::vector<Tensor> exact{q64.to(d).to(f64).requires_grad_(), k64.to(d).to(f64).requires_grad_(), v64.to(d).to(f64).requires_grad_()};
+            const Tensor truth = fused(exact[0], exact[1], exact[2], Tensor(), causal, std::nullopt);
+            truth.backward(g64.to(d).to(f64));
+            std::vector<std::vector<double>> bits_by_threads;
+            for (int t : {1, 2}) {
+                set_num_threads(t);
+                std::vector<Tensor> low{q64.to(d).requires_grad_(), k64.to(d).requires_grad_(), v64.to(d).requires_grad_()};
+                const Tensor y = fused(low[0], low[1], low[2], Tensor(), causal, std::nullopt);
+                y.backward(g64.to(d));
+                CHECK(y.dtype() == d);
+                check_close(y, truth, d);
+                std::vector<double> all = y.to_vector();
+                for (std::size_t i = 0; i < 3; ++i) {
+                    INFO("input " << i);
+                    CHECK(low[i].grad().dtype() == d);
+                    check_close(low[i].grad(), exact[i].grad(), d);
+                    const std::vector<double> g = low[i].grad().to_vector();
+                    all.insert(all.end(), g.begin(), g.end());
+                }
+                bits_by_threads.push_back(all);
+            }
+            CHECK(bits_by_threads[0] == bits_by_threads[1]);
+        }
+    set_num_threads(threads);
+}
+
+TEST_CASE("with create_graph the attention's backward is made of ops, so it has a gradient of its own")
+{
+    Generator gen(22);
+    const Tensor q = randn({1, 2, 4, 3}, f32, gen).requires_grad_(), k = randn({1, 2, 5, 3}, f32, gen).requires_grad_(),
+                 v = randn({1, 2, 5, 3}, f32, gen).requires_grad_();
+    const Tensor y = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true);
+    sum(mul(y, y)).backward(Tensor(), /*retain_graph=*/true, /*create_graph=*/true);
+    REQUIRE(q.grad().requires_grad());  // recorded: the kernel would have given a plain tensor
+    const std::vector<double> first_order = k.grad().detach().to_vector();
+    sum(q.grad()).backward();  // through the backward's ops, into k.grad
+    CHECK(all_finite(k.grad()));
+    CHECK(k.grad().detach().to_vector() != first_order);
+}
+
 TEST_CASE("the fused op keeps a log-sum-exp per row for backward, the reference keeps whole [L, S] matrices")
 {
     Generator gen(8);
