@@ -3,12 +3,13 @@
 #include <utility>
 
 namespace tinyamp::trace {
-namespace {
+namespace detail {
+constinit thread_local OpTimes* timing_recorder = nullptr;
+constinit thread_local int open_timed_pieces = 0;  // only the outermost counts
+}  // namespace detail
 
-thread_local OpTimes* timing = nullptr;
-thread_local int running_pieces = 0;  // timed pieces open on this thread: only the outermost counts
-
-}  // namespace
+using detail::open_timed_pieces;
+using detail::timing_recorder;
 
 double OpTimes::total_seconds() const
 {
@@ -17,16 +18,15 @@ double OpTimes::total_seconds() const
     return total;
 }
 
-OpTimingRecorder::OpTimingRecorder(OpTimes& times) : previous_(timing) { timing = &times; }
-OpTimingRecorder::~OpTimingRecorder() { timing = previous_; }
+OpTimingRecorder::OpTimingRecorder(OpTimes& times) : previous_(timing_recorder) { timing_recorder = &times; }
+OpTimingRecorder::~OpTimingRecorder() { timing_recorder = previous_; }
 
-bool timing_ops() { return timing != nullptr && running_pieces == 0; }
-
-TimedPiece::TimedPiece(const char* static_key, std::string built_key)
-    : static_key_(static_key), built_key_(std::move(built_key)), running_(static_key_ != nullptr || !built_key_.empty())
+void TimedPiece::start(const char* static_key, std::unique_ptr<std::string> built_key)
 {
-    if (!running_) return;
-    ++running_pieces;
+    static_key_ = static_key;
+    built_key_ = std::move(built_key);
+    running_ = true;
+    ++open_timed_pieces;
     start_ = std::chrono::steady_clock::now();
 }
 
@@ -36,13 +36,12 @@ TimedPiece::TimedPiece(TimedPiece&& other) noexcept
     other.running_ = false;
 }
 
-TimedPiece::~TimedPiece()
+void TimedPiece::stop()
 {
-    if (!running_) return;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    --running_pieces;
-    if (timing == nullptr) return;  // the recorder ended first
-    OpTime& time = timing->by_key[static_key_ ? std::string(static_key_) : built_key_];
+    --open_timed_pieces;
+    if (timing_recorder == nullptr) return;  // the recorder ended first
+    OpTime& time = timing_recorder->by_key[static_key_ ? std::string(static_key_) : *built_key_];
     time.seconds += seconds;
     ++time.calls;
 }

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace tinyamp::trace {
@@ -50,35 +51,53 @@ private:
     OpTimes* previous_;
 };
 
+namespace detail {
+// The recorder of this thread (null: none) and how many timed pieces are open on it. constinit:
+// read directly, with no thread-local initialization call, on every op.
+extern constinit thread_local OpTimes* timing_recorder;
+extern constinit thread_local int open_timed_pieces;
+}  // namespace detail
+
 /// True while an OpTimingRecorder is alive on this thread and no timed piece is running.
-bool timing_ops();
+inline bool timing_ops() { return detail::timing_recorder != nullptr && detail::open_timed_pieces == 0; }
 
 /// Times its own lifetime under a key when timing_ops() holds where it starts (the dispatcher, the
-/// engine and the optimizers make one; inner work is then part of it). The key is read at the end.
+/// engine and the optimizers make one; inner work is then part of it). Costs a thread-local read
+/// and a test while nothing is timed.
 class TimedPiece {
 public:
-    /// \p key: a static string (an op's name), or nullptr to time nothing.
-    explicit TimedPiece(const char* key) : TimedPiece(timing_ops() ? key : nullptr, std::string()) {}
-    /// The same with a key built at run time, only when timing_ops() holds (pass a callable
-    /// returning the key, so that nothing is built otherwise).
+    /// \p key: a static string (an op's name).
+    explicit TimedPiece(const char* key)
+    {
+        if (timing_ops()) start(key, nullptr);
+    }
+    /// The same with a key built at run time (a node's name and " backward"): \p make_key returns
+    /// it, and is called only when timing_ops() holds.
     template <class MakeKey>
     static TimedPiece named(MakeKey&& make_key)
     {
-        return timing_ops() ? TimedPiece(nullptr, make_key()) : TimedPiece(nullptr, std::string());
+        TimedPiece piece;
+        if (timing_ops()) piece.start(nullptr, std::make_unique<std::string>(make_key()));
+        return piece;
     }
-    ~TimedPiece();
+    ~TimedPiece()
+    {
+        if (running_) stop();
+    }
     TimedPiece(TimedPiece&& other) noexcept;
     TimedPiece(const TimedPiece&) = delete;
     TimedPiece& operator=(const TimedPiece&) = delete;
     TimedPiece& operator=(TimedPiece&&) = delete;
 
 private:
-    TimedPiece(const char* static_key, std::string built_key);
+    TimedPiece() = default;
+    void start(const char* static_key, std::unique_ptr<std::string> built_key);
+    void stop();
 
     const char* static_key_ = nullptr;
-    std::string built_key_;
+    std::unique_ptr<std::string> built_key_;
     bool running_ = false;
-    std::chrono::steady_clock::time_point start_;
+    std::chrono::steady_clock::time_point start_{};
 };
 
 }  // namespace tinyamp::trace
