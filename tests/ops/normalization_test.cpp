@@ -67,6 +67,33 @@ TEST_CASE("layer_norm: f16/bf16 results within 2 ulps of f64 on the same rounded
     }
 }
 
+TEST_CASE("layer_norm's f32 backward on the CPU (one pass per row): the ops' gradients within f32 sums, the same bits on 1 and 2 threads")
+{
+    // 100 rows: several chunks of 32, the last one short. The ops' backward runs under create_graph.
+    Generator gen(31);
+    const Tensor x = mul(randn({4, 25, 48}, f32, gen), 3.0), w = randn({48}, f32, gen), b = randn({48}, f32, gen), g = randn({4, 25, 48}, f32, gen);
+    const auto gradients = [&](bool create_graph) {
+        const Tensor xr = x.detach().requires_grad_(), wr = w.detach().requires_grad_(), br = b.detach().requires_grad_();
+        layer_norm(xr, {48}, wr, br).backward(g, false, create_graph);
+        return std::vector<Tensor>{xr.grad().detach(), wr.grad().detach(), br.grad().detach()};
+    };
+    const std::vector<Tensor> ops = gradients(true);
+    const int threads = get_num_threads();
+    set_num_threads(1);
+    const std::vector<Tensor> one = gradients(false);
+    set_num_threads(2);
+    const std::vector<Tensor> two = gradients(false);
+    set_num_threads(threads);
+    for (std::size_t i = 0; i < 3; ++i) {
+        INFO("gradient " << i);
+        CHECK(one[i].to_vector() == two[i].to_vector());
+        const std::vector<double> a = one[i].to_vector(), e = ops[i].to_vector();
+        double worst = 0, scale = 0;
+        for (std::size_t j = 0; j < a.size(); ++j) worst = std::max(worst, std::abs(a[j] - e[j])), scale = std::max(scale, std::abs(e[j]));
+        CHECK(worst <= 1e-5 * scale);
+    }
+}
+
 TEST_CASE("layer_norm of one row by hand")
 {
     // mean 2.5, biased variance 1.25

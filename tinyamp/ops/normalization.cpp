@@ -1,5 +1,6 @@
 // layer_norm and batch_norm: the forward with the loops of kernels/cpu/normalization_loops.h; one
-// backward for both, written with other ops in the statistics' dtype (f32 for f16/bf16 inputs).
+// backward for both, written with other ops in the statistics' dtype (f32 for f16/bf16 inputs),
+// except layer_norm's on f32 CPU tensors, which is one pass per row (kernels/cpu/layer_norm_kernel.h).
 //
 // Both compute y = xhat * weight + bias with xhat = (x - mean) * rstd, rstd = 1 / sqrt(var + eps);
 // they differ in which elements share a mean and variance (a group) and which share a weight:
@@ -7,8 +8,10 @@
 //   batch_norm:  groups are channels, over N and the spatial dims; weight varies by channel
 #include "tinyamp/ops/normalization.h"
 
+#include "kernels/cpu/layer_norm_kernel.h"
 #include "kernels/cpu/normalization_loops.h"
 #include "kernels/cuda/softmax_cuda.h"
+#include "tinyamp/support/grad_mode.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"
@@ -142,6 +145,31 @@ NormGrads norm_backward(ContextWith<NormSaved>& ctx, const Tensor& grad, std::si
     return out;
 }
 
+// LayerNorm's backward in one pass per row (kernels/cpu/layer_norm_kernel.h): f32 input and
+// gradient on the CPU, unless backward itself is being recorded (create_graph needs the ops).
+bool layer_norm_kernel_applies(const ContextWith<NormSaved>& ctx, const Tensor& grad)
+{
+    const Tensor& x = ctx.saved_tensors()[0];
+    return x.device().is_cpu() && x.dtype() == DType::f32 && grad.dtype() == DType::f32 && grad.device().is_cpu() && !is_grad_enabled();
+}
+
+std::vector<Tensor> layer_norm_kernel_backward(ContextWith<NormSaved>& ctx, const Tensor& grad)
+{
+    const auto& saved = ctx.saved_tensors();
+    const Tensor &x = saved[0], &weight = saved[1], &bias = saved[2];
+    const Tensor xc = layout::contiguous(x), g = layout::contiguous(grad), mu = layout::contiguous(saved[3]), rstd = layout::contiguous(saved[4]);
+    const Tensor w = in_stats_dtype(weight, DType::f32);
+    const std::int64_t rows = mu.numel(), cols = rows == 0 ? 0 : x.numel() / rows;
+    Tensor dx, dw, db;
+    if (ctx.needs_input_grad(0)) dx = empty(x.shape(), DType::f32);
+    if (weight.defined() && ctx.needs_input_grad(1)) dw = empty(weight.shape(), DType::f32);
+    if (bias.defined() && ctx.needs_input_grad(2)) db = empty(bias.shape(), DType::f32);
+    const auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
+    kernels::cpu::layer_norm_backward(g.data_ptr<float>(), xc.data_ptr<float>(), mu.data_ptr<float>(), rstd.data_ptr<float>(),
+                                      w.defined() ? w.data_ptr<float>() : nullptr, rows, cols, ptr(dx), ptr(dw), ptr(db));
+    return {dx, dw.defined() ? dw.to(weight.dtype()) : dw, db.defined() ? db.to(bias.dtype()) : db};
+}
+
 struct LayerNormOp {
     static constexpr const char* name = "layer_norm";
     using Saved = NormSaved;
@@ -195,6 +223,7 @@ struct LayerNormOp {
     }
     static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& grad)
     {
+        if (layer_norm_kernel_applies(ctx, grad)) return layer_norm_kernel_backward(ctx, grad);
         NormGrads g = norm_backward(ctx, grad, 1, 2);
         return {g.x, g.weight, g.bias};
     }
