@@ -43,12 +43,13 @@ template <std::size_t N>
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer (ties to even)
     constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;  // ln 2 = hi + lo, hi with 9 bits, so n hi is exact
     const bool nan = y != y;
-    y = y < -87.0f ? -87.0f : y;
+    const float given = y;
+    y = nan ? 0.0f : (y < -87.0f ? -87.0f : y);  // NaN computes as 0 (int(NaN) below would be undefined), then is returned
     const float n = (y * 1.44269504088896341f + kRound) - kRound;
     const float r = __builtin_fmaf(-n, kLn2Lo, __builtin_fmaf(-n, kLn2Hi, y));
     const float two_to_n = std::bit_cast<float>(std::int32_t(int(n) + 127) << 23);  // n in [-126, 0]: a normal number
     const float e = horner(kExp, r) * two_to_n;
-    return nan ? y : e;
+    return nan ? given : e;
 }
 
 /// erf(x). |x| < 1: x P(x^2), P of degree 6 (relative error 1.2e-9 before rounding). |x| >= 1:

@@ -14,7 +14,7 @@ namespace {
 {
     for (std::int64_t j = 0; j < n; ++j) {
         const float d = x[j] - shift;
-        y[j] = approx::exp_nonpositive_f32(d < 0.0f ? d : 0.0f);
+        y[j] = approx::exp_nonpositive_f32(d > 0.0f ? 0.0f : d);  // NaN stays NaN
     }
 }
 

@@ -7,7 +7,8 @@
 
 namespace tinyamp::kernels::cpu {
 
-/// y[j] = e^(min(x[j] - shift, 0)) for j < n (below -87, where e^x < 1.7e-38, it is e^-87); y may be x.
+/// y[j] = e^(min(x[j] - shift, 0)) for j < n (below -87, where e^x < 1.7e-38, it is e^-87; NaN
+/// gives NaN); y may be x.
 void exp_shifted(const float* x, float shift, float* y, std::int64_t n);
 
 }  // namespace tinyamp::kernels::cpu

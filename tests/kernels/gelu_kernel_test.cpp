@@ -156,6 +156,11 @@ TEST_CASE("gelu kernels: forward and backward against the definitions in double"
     cpu::gelu_backward(ones, specials, out, 2);
     CHECK(std::isnan(out[0]));  // inf * phi(inf) = inf * 0, as PyTorch
     CHECK(std::isnan(out[1]));
+    float nan_in = std::numeric_limits<float>::quiet_NaN(), one = 1.0f, nan_out;
+    cpu::gelu_forward(&nan_in, &nan_out, 1);
+    CHECK(std::isnan(nan_out));
+    cpu::gelu_backward(&one, &nan_in, &nan_out, 1);
+    CHECK(std::isnan(nan_out));
 }
 
 TEST_CASE("gelu kernels: f16 and bf16 are the f32 results rounded once, and two threads give one thread's bits")

@@ -11,7 +11,7 @@
 
 namespace cpu = tinyamp::kernels::cpu;
 
-TEST_CASE("exp_shifted: within 1.1 ulp of exp(x - shift) down to -87, 1 above the shift, in place")
+TEST_CASE("exp_shifted: within 1.1 ulp of exp(x - shift) down to -87, 1 above the shift, NaN as NaN, in place")
 {
     std::vector<float> x;
     for (int i = 0; i <= 20000; ++i) x.push_back(-90.0f + 0.0047f * float(i));
@@ -34,6 +34,11 @@ TEST_CASE("exp_shifted: within 1.1 ulp of exp(x - shift) down to -87, 1 above th
         const double ulp = double(std::nextafter(rounded, std::numeric_limits<float>::infinity())) - double(rounded);
         CHECK(std::fabs(double(y[i]) - want) <= 1.1 * ulp);
     }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    float specials[] = {nan, std::numeric_limits<float>::infinity()}, out[2];
+    cpu::exp_shifted(specials, 0.0f, out, 2);
+    CHECK(std::isnan(out[0]));  // a NaN logit stays NaN: never the 1 of a clamped value
+    CHECK(out[1] == 1.0f);
     std::vector<float> same = x;
     cpu::exp_shifted(same.data(), shift, same.data(), std::int64_t(same.size()));
     CHECK(same == y);

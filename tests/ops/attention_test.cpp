@@ -303,6 +303,21 @@ TEST_CASE("without a mask the CPU attention kernel runs: values and gradients wi
     set_num_threads(threads);
 }
 
+TEST_CASE("a NaN in one query row makes that row of the output NaN, and only that row (the kernel's softmax keeps NaN)")
+{
+    Generator gen(23);
+    Tensor q = randn({1, 1, 3, 4}, f32, gen);
+    std::vector<double> values = q.to_vector();
+    values[4] = std::nan("");  // row 1
+    q = tensor(values, {1, 1, 3, 4}, f32);
+    const Tensor k = randn({1, 1, 5, 4}, f32, gen), v = randn({1, 1, 5, 2}, f32, gen);
+    const std::vector<double> y = scaled_dot_product_attention(q, k, v).to_vector();
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        CAPTURE(i);
+        CHECK(std::isnan(y[i]) == (i / 2 == 1));
+    }
+}
+
 TEST_CASE("with create_graph the attention's backward is made of ops, so it has a gradient of its own")
 {
     Generator gen(22);
