@@ -9,8 +9,9 @@
 namespace tinyamp::kernels {
 
 /// Two-operand ops. Arithmetic ones write the computing dtype; comparisons write bool. `neg`
-/// ignores b; `relu` is a > b ? a : b (b is the 0).
-enum class BinaryOp { add, sub, mul, div, pow, neg, relu, eq, ne, lt, le, gt, ge };
+/// ignores b; `relu` is a > b ? a : b (b is the 0); `relu_backward` is b > 0 ? a : 0 (relu's
+/// gradient a passed where its input b was positive).
+enum class BinaryOp { add, sub, mul, div, pow, neg, relu, relu_backward, eq, ne, lt, le, gt, ge };
 /// One-operand float ops; `pow_scalar` raises to a number (x ** 2.0).
 enum class UnaryOp { exp, log, sqrt, tanh, sigmoid, erf, gelu, pow_scalar };
 

@@ -10,11 +10,12 @@
 // so each tier (portable, AVX2 + FMA, AVX-512) computes the same bits: fmaf is exact everywhere,
 // as the FMA instruction or as libm's fmaf on a CPU without one.
 
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+
+#include "tinyamp/values/bit_cast.h"
 
 namespace tinyamp::kernels::cpu::approx {
 
@@ -47,7 +48,7 @@ template <std::size_t N>
     y = nan ? 0.0f : (y < -87.0f ? -87.0f : y);  // NaN computes as 0 (int(NaN) below would be undefined), then is returned
     const float n = (y * 1.44269504088896341f + kRound) - kRound;
     const float r = __builtin_fmaf(-n, kLn2Lo, __builtin_fmaf(-n, kLn2Hi, y));
-    const float two_to_n = std::bit_cast<float>(std::int32_t(int(n) + 127) << 23);  // n in [-126, 0]: a normal number
+    const float two_to_n = tinyamp::bit_cast<float>(std::int32_t(int(n) + 127) << 23);  // n in [-126, 0]: a normal number
     const float e = horner(kExp, r) * two_to_n;
     return nan ? given : e;
 }

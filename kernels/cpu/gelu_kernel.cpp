@@ -17,6 +17,18 @@
 namespace tinyamp::kernels::cpu {
 namespace {
 
+// Without FMA (a CPU before AVX2, WebAssembly) fmaf is a libm routine of some 30 ns: there the
+// loops compute the definitions in double instead, as fast as before and more accurate.
+void forward_portable(const float* x, float* y, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) y[i] = float(reference::gelu(x[i]));
+}
+void backward_portable(const float* dy, const float* x, float* dx, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) dx[i] = float(reference::gelu_backward(dy[i], x[i]));
+}
+
+#if defined(__x86_64__)  // the fast loops: x86 CPUs with FMA
 constexpr float kSqrtHalf = float(std::numbers::sqrt2 / 2);
 constexpr float kInvSqrt2Pi = float(0.39894228040143267794);  // 1 / sqrt(2 pi)
 
@@ -42,18 +54,6 @@ constexpr float kInvSqrt2Pi = float(0.39894228040143267794);  // 1 / sqrt(2 pi)
     for (std::int64_t i = 0; i < n; ++i) dx[i] = gelu_backward_one(dy[i], x[i]);
 }
 
-// Without FMA (a CPU before AVX2, WebAssembly) fmaf is a libm routine of some 30 ns: there the
-// loops compute the definitions in double instead, as fast as before and more accurate.
-void forward_portable(const float* x, float* y, std::int64_t n)
-{
-    for (std::int64_t i = 0; i < n; ++i) y[i] = float(reference::gelu(x[i]));
-}
-void backward_portable(const float* dy, const float* x, float* dx, std::int64_t n)
-{
-    for (std::int64_t i = 0; i < n; ++i) dx[i] = float(reference::gelu_backward(dy[i], x[i]));
-}
-
-#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void forward_avx2(const float* x, float* y, std::int64_t n) { forward_loop(x, y, n); }
 __attribute__((target("avx2,fma"))) void backward_avx2(const float* dy, const float* x, float* dx, std::int64_t n)
 {

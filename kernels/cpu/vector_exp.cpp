@@ -10,6 +10,7 @@
 namespace tinyamp::kernels::cpu {
 namespace {
 
+#if defined(__x86_64__)
 [[gnu::always_inline]] inline void exp_loop(const float* x, float shift, float* y, std::int64_t n)
 {
     for (std::int64_t j = 0; j < n; ++j) {
@@ -18,7 +19,6 @@ namespace {
     }
 }
 
-#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void exp_avx2(const float* x, float shift, float* y, std::int64_t n) { exp_loop(x, shift, y, n); }
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))) void exp_avx512(const float* x, float shift, float* y, std::int64_t n)
 {

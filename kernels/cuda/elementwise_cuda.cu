@@ -39,6 +39,7 @@ __device__ __forceinline__ auto apply(C x, C y)
     else if constexpr (Op == BinaryOp::pow) return C(pow(x, y));
     else if constexpr (Op == BinaryOp::neg) return C(-x);
     else if constexpr (Op == BinaryOp::relu) return x > y ? x : y;
+    else if constexpr (Op == BinaryOp::relu_backward) return y > C(0) ? x : C(0);
     else if constexpr (Op == BinaryOp::eq) return x == y;
     else if constexpr (Op == BinaryOp::ne) return x != y;
     else if constexpr (Op == BinaryOp::lt) return x < y;
@@ -86,6 +87,7 @@ void binary_for(BinaryOp op, const void* a, const void* b, const BroadcastLayout
         case BinaryOp::mul: return launch_binary<BinaryOp::mul, T>(a, b, l, out, n);
         case BinaryOp::neg: return launch_binary<BinaryOp::neg, T>(a, b, l, out, n);
         case BinaryOp::relu: return launch_binary<BinaryOp::relu, T>(a, b, l, out, n);
+        case BinaryOp::relu_backward: return launch_binary<BinaryOp::relu_backward, T>(a, b, l, out, n);
         default: break;
         }
     }

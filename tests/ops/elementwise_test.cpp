@@ -106,6 +106,24 @@ TEST_CASE("gelu_backward: one op with its own f64 gradient (gelu's second deriva
               == "gelu_backward: x must be a float tensor, got i64");
 }
 
+TEST_CASE("threshold_backward: relu's backward as one op, with its own f64 gradient for grad")
+{
+    const Tensor grad = signed_input({3, 4}, 7).requires_grad_(), x = signed_input({3, 4}, 8);
+    const GradcheckResult r = gradcheck([&](const std::vector<Tensor>& in) { return threshold_backward(in[0], x, 0.25); }, {grad});
+    INFO(r.report);
+    CHECK(r.ok);
+    CHECK(threshold_backward(tensor({1.0, 2.0, 3.0, 4.0}, f32), tensor({-1.0, 0.0, 0.5, 2.0}, f32), 0.0).to_vector() ==
+          std::vector<double>{0.0, 0.0, 3.0, 4.0});  // x == 0 passes nothing, as PyTorch's relu
+    for (DType d : {f64, f32, bf16}) {
+        const Tensor xd = x.detach().to(d).requires_grad_(), seed = full({3, 4}, 0.5, d);
+        relu(xd).backward(seed);
+        CHECK(xd.grad().dtype() == d);
+        CHECK(xd.grad().to_vector() == threshold_backward(seed, xd.detach(), 0.0).to_vector());
+    }
+    CHECK(error_message([] { threshold_backward(ones({2}), ones({2}, boolean), 0.0); }, ErrorKind::dtype)
+          == "threshold_backward takes number tensors, got f32 and bool");
+}
+
 TEST_CASE("binary arithmetic: f64 gradients through broadcasting")
 {
     const std::vector<std::pair<const char*, Binary>> ops = {

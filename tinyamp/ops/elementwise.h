@@ -63,6 +63,9 @@ Tensor sigmoid(const Tensor& x);
 Tensor erf(const Tensor& x);
 /// max(x, 0) in x's dtype (torch.relu); integers stay integers. A bool tensor throws a dtype Error.
 Tensor relu(const Tensor& x);
+/// What relu's backward runs (torch.ops.aten.threshold_backward): grad where x > threshold, else
+/// 0, in one pass and in grad's dtype (the two broadcast). Bool tensors throw a dtype Error.
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold);
 /// x * Phi(x) with the exact normal CDF (PyTorch's default, approximate='none'), in x's float
 /// dtype (integers are computed in f32). On the CPU, f32, f16 and bf16 compute in f32 with an erf
 /// within 1.2 ulp of libm's (kernels/cpu/gelu_kernel.h), f64 with libm's erf.

@@ -115,7 +115,31 @@ struct ReluOp {
         ctx.save_for_backward({x});
         return binary(name, BinaryOp::relu, x, scalar_like(0.0, x), x.dtype(), [](auto v, auto zero) { return v > zero ? v : zero; });
     }
-    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {mul(grad, gt(ctx.saved_tensors()[0], 0.0))}; }
+    static std::vector<Tensor> backward(Context& ctx, const Tensor& grad) { return {threshold_backward(grad, ctx.saved_tensors()[0], 0.0)}; }
+};
+
+// relu's backward as one op (PyTorch's threshold_backward): grad where x > threshold, else 0, in
+// one pass, in grad's dtype. Its own gradient flows to grad alone (x's is 0 almost everywhere).
+struct ThresholdBackwardOp {
+    static constexpr const char* name = "threshold_backward";
+    struct Saved {
+        double threshold = 0;
+    };
+    static Tensor forward(ContextWith<Saved>& ctx, const Tensor& grad, const Tensor& x, double threshold)
+    {
+        TINYAMP_CHECK(x.dtype() != DType::boolean && grad.dtype() != DType::boolean, dtype,
+                      "threshold_backward takes number tensors, got ", dtype_name(grad.dtype()), " and ", dtype_name(x.dtype()));
+        ctx.save_for_backward({x});
+        ctx.saved.threshold = threshold;
+        if (threshold != 0.0 && op_device(name, {grad, x}).is_cuda()) return mul(grad, gt(x, threshold));  // the CUDA kernel knows 0 only
+        return binary(name, BinaryOp::relu_backward, grad, x, grad.dtype(), [threshold](auto g, auto v) {
+            return v > decltype(v)(threshold) ? g : decltype(g)(0);
+        });
+    }
+    static std::vector<Tensor> backward(ContextWith<Saved>& ctx, const Tensor& g)
+    {
+        return {threshold_backward(g, ctx.saved_tensors()[0], ctx.saved.threshold), Tensor()};
+    }
 };
 
 // phi(x) = e^(-x^2 / 2) / sqrt(2 pi), the normal density, written with ops.
@@ -194,6 +218,7 @@ Tensor tanh(const Tensor& x) { return dispatch<TanhOp>(x); }
 Tensor sigmoid(const Tensor& x) { return dispatch<SigmoidOp>(x); }
 Tensor erf(const Tensor& x) { return dispatch<ErfOp>(x); }
 Tensor relu(const Tensor& x) { return dispatch<ReluOp>(x); }
+Tensor threshold_backward(const Tensor& grad, const Tensor& x, double threshold) { return dispatch<ThresholdBackwardOp>(grad, x, threshold); }
 Tensor gelu(const Tensor& x) { return dispatch<GeluOp>(x); }
 Tensor gelu_backward(const Tensor& grad, const Tensor& x) { return dispatch<GeluBackwardOp>(grad, x); }
 

@@ -21,7 +21,7 @@ inline constexpr std::string_view kBuiltinOps[] = {
     "gelu", "gelu_backward", "gt", "im2col", "layer_norm", "le", "linear", "log", "log_softmax", "lt", "masked_fill", "matmul", "max",
     "mean", "mm", "mse_loss", "mul", "ne", "neg", "nll_loss", "permute", "pow", "relu", "reshape",
     "scaled_dot_product_attention", "scaled_mm", "select", "sigmoid", "slice", "slice_backward", "softmax", "sqrt",
-    "squeeze", "stack", "sub", "sum", "tanh", "to", "to_device", "to_float8", "transpose", "tril", "triu", "unsqueeze",
+    "squeeze", "stack", "sub", "sum", "tanh", "threshold_backward", "to", "to_device", "to_float8", "transpose", "tril", "triu", "unsqueeze",
     "view", "where",
 };
 
