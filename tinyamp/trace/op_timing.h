@@ -28,7 +28,7 @@ namespace tinyamp::trace {
 /// One key's total.
 struct OpTime {
     double seconds = 0;     ///< wall time, summed over calls
-    std::int64_t calls = 0;
+    std::int64_t calls = 0;  ///< how many times the piece ran
 };
 
 /// What an OpTimingRecorder collected.
@@ -42,8 +42,8 @@ struct OpTimes {
 /// recorder gets the times). Not copyable.
 class OpTimingRecorder {
 public:
-    explicit OpTimingRecorder(OpTimes& times);
-    ~OpTimingRecorder();
+    explicit OpTimingRecorder(OpTimes& times);  ///< from now on this thread's work is timed into \p times
+    ~OpTimingRecorder();                         ///< the recorder outside (or none) takes over again
     OpTimingRecorder(const OpTimingRecorder&) = delete;
     OpTimingRecorder& operator=(const OpTimingRecorder&) = delete;
 
@@ -84,7 +84,7 @@ public:
     {
         if (running_) stop();
     }
-    TimedPiece(TimedPiece&& other) noexcept;
+    TimedPiece(TimedPiece&& other) noexcept;  ///< takes over \p other's timing (named() returns one)
     TimedPiece(const TimedPiece&) = delete;
     TimedPiece& operator=(const TimedPiece&) = delete;
     TimedPiece& operator=(TimedPiece&&) = delete;
