@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/lane_reduce.h"
 #include "kernels/cpu/vector_exp.h"
 #include "kernels/cpu/worker_pool.h"
 #include "tinyamp/support/parallel.h"
@@ -18,51 +18,6 @@ namespace {
 
 // The keys query row i sees: all S, or j <= i under the causal mask (at least key 0).
 std::int64_t keys_seen(const AttentionSizes& s, std::int64_t i, bool causal) { return causal ? std::min(s.S, i + 1) : s.S; }
-
-// Calls work(first, last) on ranges of problems, one range per thread.
-template <class Work>
-void over_problems(std::int64_t count, Work&& work)
-{
-    const int parts = int(std::clamp<std::int64_t>(count, 1, std::max(1, get_num_threads())));
-    const std::int64_t step = (count + parts - 1) / parts;
-    run_parts(parts, [&](int part) {
-        const std::int64_t first = std::min(count, part * step), last = std::min(count, first + step);
-        if (first < last) work(first, last);
-    });
-}
-
-// Reductions over a row in 16 running lanes, added up in a fixed order at the end: a loop the
-// compiler vectorizes (one running sum would be a chain of dependent additions), with the same
-// bits on every CPU. `combine` is the lanes' operation, `fill` the identity.
-constexpr int kLanes = 16;
-
-template <class Combine>
-float reduce_row(std::int64_t n, float fill, Combine combine, auto&& element)
-{
-    float lane[kLanes];
-    std::fill(lane, lane + kLanes, fill);
-    std::int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lane[l] = combine(lane[l], element(j + l));
-    for (int l = 0; j < n; ++j, ++l) lane[l] = combine(lane[l], element(j));
-    float result = fill;
-    for (int l = 0; l < kLanes; ++l) result = combine(result, lane[l]);
-    return result;
-}
-
-float row_max(const float* row, std::int64_t n)
-{
-    return reduce_row(n, -std::numeric_limits<float>::infinity(), [](float a, float b) { return a > b ? a : b; },
-                      [&](std::int64_t j) { return row[j]; });
-}
-float row_sum(const float* row, std::int64_t n)
-{
-    return reduce_row(n, 0.0f, [](float a, float b) { return a + b; }, [&](std::int64_t j) { return row[j]; });
-}
-float row_dot(const float* a, const float* b, std::int64_t n)
-{
-    return reduce_row(n, 0.0f, [](float x, float y) { return x + y; }, [&](std::int64_t j) { return a[j] * b[j]; });
-}
 
 // row[0..seen) becomes its softmax (the keys after seen are 0); returns the log-sum-exp.
 float softmax_row(float* row, std::int64_t seen, std::int64_t S)
@@ -88,7 +43,7 @@ void probabilities_row(float* row, std::int64_t seen, std::int64_t S, float lse)
 void attention_forward(const AttentionSizes& s, const float* q, const float* k, const float* v, float scale, bool causal, float* out,
                        float* lse)
 {
-    over_problems(s.count, [&](std::int64_t first, std::int64_t last) {
+    run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
         std::vector<float> p(std::size_t(s.L * s.S));
         for (std::int64_t b = first; b < last; ++b) {
             const float *qb = q + b * s.L * s.E, *kb = k + b * s.S * s.E, *vb = v + b * s.S * s.Ev;
@@ -102,7 +57,7 @@ void attention_forward(const AttentionSizes& s, const float* q, const float* k, 
 void attention_backward(const AttentionSizes& s, const float* q, const float* k, const float* v, const float* dout, const float* lse,
                         float scale, bool causal, float* dq, float* dk, float* dv)
 {
-    over_problems(s.count, [&](std::int64_t first, std::int64_t last) {
+    run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
         std::vector<float> p(std::size_t(s.L * s.S)), dp(std::size_t(s.L * s.S));
         for (std::int64_t b = first; b < last; ++b) {
             const float *qb = q + b * s.L * s.E, *kb = k + b * s.S * s.E, *vb = v + b * s.S * s.Ev, *gb = dout + b * s.L * s.Ev;

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "kernels/cpu/convert.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/elementwise_loops.h"
 #include "kernels/cpu/erf_approx.h"
 #include "kernels/cpu/worker_pool.h"
 #include "tinyamp/support/parallel.h"
@@ -70,29 +70,20 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))) void backward_
 }
 #endif
 
-// Splits [0, n) into parts of at least kMinPart elements, one per thread (up to get_num_threads()),
-// and calls run(begin, end) for each.
+// Arrays from this size on are split between the threads.
 constexpr std::int64_t kMinPart = std::int64_t(1) << 15;
 
 template <class Run>
 void in_parts(std::int64_t n, Run&& run)
 {
-    const int parts = int(std::clamp<std::int64_t>(n / kMinPart, 1, std::max(1, get_num_threads())));
-    if (parts == 1) return run(std::int64_t(0), n);
-    const std::int64_t step = (n + parts - 1) / parts;
-    run_parts(parts, [&](int part) {
-        const std::int64_t begin = std::min(n, part * step), end = std::min(n, begin + step);
-        if (begin < end) run(begin, end);
-    });
+    run_ranges(n, kMinPart, get_num_threads(), run);
 }
 
 // Widens 16-bit arrays a block at a time into f32 buffers on the stack, computes there, narrows.
 constexpr std::int64_t kBlock = 512;
 
-void widen(const Half* src, float* dst, std::int64_t n) { f16_to_f32(src, dst, n); }
-void widen(const BFloat16* src, float* dst, std::int64_t n) { bf16_to_f32(src, dst, n); }
-void narrow(const float* src, Half* dst, std::int64_t n) { f32_to_f16(src, dst, n); }
-void narrow(const float* src, BFloat16* dst, std::int64_t n) { f32_to_bf16(src, dst, n); }
+using detail::narrow;  // elementwise_loops.h's vector conversions of a block
+using detail::widen;
 
 template <class T>
 void forward_16bit(const T* x, T* y, std::int64_t n)

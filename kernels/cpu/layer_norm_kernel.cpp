@@ -1,31 +1,17 @@
 // layer_norm_kernel.h's loops: plain loops over a row that the compiler vectorizes for the
 // baseline CPU (compiled with -fno-trapping-math, as attention_kernel.cpp), with the row's two
-// means in 16 running lanes added up in a fixed order.
+// means from lane_reduce.h.
 #include "kernels/cpu/layer_norm_kernel.h"
 
 #include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/lane_reduce.h"
 #include "kernels/cpu/worker_pool.h"
 #include "tinyamp/support/parallel.h"
 
 namespace tinyamp::kernels::cpu {
 namespace {
-
-constexpr int kLanes = 16;
-
-// sum_j a[j] * b[j] (b null: sum_j a[j]) in kLanes running sums, added in order at the end.
-float lane_sum(const float* a, const float* b, std::int64_t n)
-{
-    float lane[kLanes] = {};
-    std::int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lane[l] += b ? a[j + l] * b[j + l] : a[j + l];
-    for (int l = 0; j < n; ++j, ++l) lane[l] += b ? a[j] * b[j] : a[j];
-    float total = 0;
-    for (float v : lane) total += v;
-    return total;
-}
 
 // One chunk of rows: dx for each, and the chunk's own sums of dy xhat and dy into `sums` [2, cols].
 void chunk_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* weight, std::int64_t first,
@@ -44,8 +30,8 @@ void chunk_backward(const float* dy, const float* x, const float* mean, const fl
             sum_dy[j] += g[j];
         }
         if (!dx) continue;
-        const float mean_dxhat = lane_sum(dxhat, nullptr, cols) / float(cols);
-        const float mean_dxhat_xhat = lane_sum(dxhat, xhat, cols) / float(cols);
+        const float mean_dxhat = row_sum(dxhat, cols) / float(cols);
+        const float mean_dxhat_xhat = row_dot(dxhat, xhat, cols) / float(cols);
         float* out = dx + r * cols;
         for (std::int64_t j = 0; j < cols; ++j) out[j] = s * ((dxhat[j] - mean_dxhat) - xhat[j] * mean_dxhat_xhat);
     }
@@ -58,11 +44,9 @@ void layer_norm_backward(const float* dy, const float* x, const float* mean, con
 {
     const std::int64_t chunks = (rows + kLayerNormRowsPerChunk - 1) / kLayerNormRowsPerChunk;
     std::vector<float> sums(std::size_t(std::max<std::int64_t>(chunks, 1) * 2 * cols), 0.0f);
-    const int parts = int(std::clamp<std::int64_t>(chunks, 1, std::max(1, get_num_threads())));
-    const std::int64_t per_part = (chunks + parts - 1) / parts;
-    run_parts(parts, [&](int part) {
+    run_ranges(chunks, 1, get_num_threads(), [&](std::int64_t first_chunk, std::int64_t last_chunk) {
         std::vector<float> xhat(static_cast<std::size_t>(cols)), dxhat(static_cast<std::size_t>(cols));
-        for (std::int64_t c = part * per_part; c < std::min(chunks, (part + 1) * per_part); ++c) {
+        for (std::int64_t c = first_chunk; c < last_chunk; ++c) {
             const std::int64_t first = c * kLayerNormRowsPerChunk, last = std::min(rows, first + kLayerNormRowsPerChunk);
             chunk_backward(dy, x, mean, rstd, weight, first, last, cols, dx, sums.data() + c * 2 * cols, xhat.data(), dxhat.data());
         }

@@ -30,6 +30,25 @@ void run_parts(int parts, Fn&& fn)
     run_parts(parts, [](void* context, int part) { (*static_cast<std::remove_reference_t<Fn>*>(context))(part); }, &fn);
 }
 
+/// Splits [0, count) into up to `threads` ranges of at least `min_per_range` elements each (one
+/// range when count is smaller) and calls fn(first, last) for each through run_parts: the one way
+/// the elementwise, attention and LayerNorm kernels share out their work.
+template <class Fn>
+void run_ranges(std::int64_t count, std::int64_t min_per_range, int threads, Fn&& fn)
+{
+    const std::int64_t most = count / (min_per_range > 0 ? min_per_range : 1);
+    const int parts = int(most < 1 ? 1 : most < threads ? most : threads);
+    if (parts <= 1) {
+        if (count > 0) fn(std::int64_t(0), count);
+        return;
+    }
+    const std::int64_t step = (count + parts - 1) / parts;
+    run_parts(parts, [&](int part) {
+        const std::int64_t first = part * step < count ? part * step : count, last = first + step < count ? first + step : count;
+        if (first < last) fn(first, last);
+    });
+}
+
 /// How many helper threads the pool has started so far (tests and benchmarks read it).
 int worker_pool_helpers();
 

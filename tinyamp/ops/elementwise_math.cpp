@@ -152,10 +152,7 @@ struct GeluOp {
         ctx.save_for_backward({x});
         const DType dtype = float_result_type(x.dtype());
         if (dtype == DType::f64 || op_device(name, {x}).is_cuda())
-            return unary_float(name, UnaryOp::gelu, x, [](auto v) {
-                using V = decltype(v);
-                return v * V(0.5) * (V(1) + std::erf(v * V(std::numbers::sqrt2 / 2)));
-            });
+            return unary_float(name, UnaryOp::gelu, x, [](auto v) { return decltype(v)(kernels::cpu::reference::gelu(v)); });
         const Tensor cx = layout::contiguous(layout::convert(x, dtype));  // f32, f16 or bf16: the one-pass kernel
         Tensor out = empty(x.shape(), dtype);
         visit_float_dtype(dtype, [&](auto tag) {
