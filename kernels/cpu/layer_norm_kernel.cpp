@@ -4,6 +4,7 @@
 #include "kernels/cpu/layer_norm_kernel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels/cpu/lane_reduce.h"
@@ -37,7 +38,37 @@ void chunk_backward(const float* dy, const float* x, const float* mean, const fl
     }
 }
 
+// One row: its mean and rstd, and y.
+void row_forward(const float* in, const float* weight, const float* bias, std::int64_t cols, float eps, float* out, float& mean,
+                 float& rstd)
+{
+    const float mu = row_sum(in, cols) / float(cols);
+    const float var = lane_reduce(cols, 0.0f, [](float a, float b) { return a + b; }, [in, mu](std::int64_t j) {
+                          const float d = in[j] - mu;
+                          return d * d;
+                      }) / float(cols);
+    const float s = 1.0f / std::sqrt(var + eps);
+    for (std::int64_t j = 0; j < cols; ++j) {
+        float v = (in[j] - mu) * s;
+        if (weight) v *= weight[j];
+        if (bias) v += bias[j];
+        out[j] = v;
+    }
+    mean = mu;
+    rstd = s;
+}
+
 }  // namespace
+
+void layer_norm_forward(const float* x, const float* weight, const float* bias, std::int64_t rows, std::int64_t cols, float eps, float* y,
+                        float* mean, float* rstd)
+{
+    // At least 16 rows a thread: fewer are not worth waking a helper for.
+    run_ranges(rows, 16, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t r = first; r < last; ++r)
+            row_forward(x + r * cols, weight, bias, cols, eps, y + r * cols, mean[r], rstd[r]);
+    });
+}
 
 void layer_norm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* weight, std::int64_t rows,
                          std::int64_t cols, float* dx, float* dweight, float* dbias)

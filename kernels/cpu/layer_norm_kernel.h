@@ -1,6 +1,12 @@
 #pragma once
-// LayerNorm's backward on the CPU in one pass over each row, for f32 inputs, with the statistics
-// the forward saved (mean and 1/std per row):
+// LayerNorm on the CPU for f32 inputs, one row at a time, the rows split between the threads.
+//
+// Forward: each row's mean and biased variance in two passes (the variance from deviations, as
+// normalization_loops.h's group_moments, but summed in lane_reduce.h's 16 lanes rather than in one
+// running sum), rstd = 1 / sqrt(var + eps), then y = (x - mean) rstd * weight + bias as
+// normalize_groups computes it. Rows are independent, so the bits do not depend on the threads.
+//
+// Backward, in one pass over each row, with the statistics the forward saved (mean and rstd):
 //
 //   xhat = (x - mean) rstd,  dxhat = dy * weight (dy without a weight)
 //   dx = rstd ((dxhat - mean_j dxhat) - xhat mean_j(dxhat xhat))
@@ -16,6 +22,11 @@
 namespace tinyamp::kernels::cpu {
 
 inline constexpr std::int64_t kLayerNormRowsPerChunk = 32;
+
+/// x, y: [rows, cols] contiguous; mean, rstd: [rows] (written); weight, bias: [cols], each may be
+/// null (1 and 0).
+void layer_norm_forward(const float* x, const float* weight, const float* bias, std::int64_t rows, std::int64_t cols, float eps, float* y,
+                        float* mean, float* rstd);
 
 /// x, dy, dx: [rows, cols] contiguous; mean, rstd: [rows]; weight, dweight, dbias: [cols]. weight
 /// may be null (no affine weight); dx, dweight and dbias may each be null (not wanted).

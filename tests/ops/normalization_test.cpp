@@ -9,6 +9,8 @@
 
 #include <tinyamp/tinyamp.h>
 
+#include "kernels/cpu/normalization_loops.h"
+
 #include "tests/support/expect_error.h"
 #include "tests/support/tolerance.h"
 
@@ -92,6 +94,38 @@ TEST_CASE("layer_norm's f32 backward on the CPU (one pass per row): the ops' gra
         for (std::size_t j = 0; j < a.size(); ++j) worst = std::max(worst, std::abs(a[j] - e[j])), scale = std::max(scale, std::abs(e[j]));
         CHECK(worst <= 1e-5 * scale);
     }
+}
+
+TEST_CASE("layer_norm's f32 forward on the CPU (one pass per row): the plain loops' result within f32 sums, the same bits on 1 and 2 threads")
+{
+    // 100 rows of 200 (not a multiple of the 16 lanes), a large mean (the variance must not cancel).
+    Generator gen(37);
+    const Tensor x = add(mul(randn({4, 25, 200}, f32, gen), 3.0), 100.0), w = randn({200}, f32, gen), b = randn({200}, f32, gen);
+    const Tensor x64 = x.to(f64), w64 = w.to(f64), b64 = b.to(f64);
+    std::vector<float> plain(std::size_t(x.numel())), mean(100), var(100);  // normalization_loops.h, one running sum
+    const std::vector<double> xs = x.to_vector(), ws = w.to_vector(), bs = b.to_vector();
+    const std::vector<float> xf(xs.begin(), xs.end()), wf(ws.begin(), ws.end()), bf(bs.begin(), bs.end());
+    kernels::cpu::group_moments(xf.data(), 1, 100, 200, mean.data(), var.data());
+    kernels::cpu::inverse_std(var.data(), 100, 1e-5, var.data());
+    kernels::cpu::normalize_groups(xf.data(), 1, 100, 200, mean.data(), var.data(), wf.data(), bf.data(), kernels::cpu::AffineIndex::inner,
+                                   plain.data());
+    const int threads = get_num_threads();
+    set_num_threads(1);
+    const std::vector<double> one = layer_norm(x, {200}, w, b).to_vector();
+    set_num_threads(2);
+    const std::vector<double> two = layer_norm(x, {200}, w, b).to_vector();
+    set_num_threads(threads);
+    CHECK(one == two);
+    const std::vector<double> exact = layer_norm(x64, {200}, w64, b64).to_vector();
+    double worst = 0, worst_plain = 0, apart = 0;
+    for (std::size_t j = 0; j < one.size(); ++j) {
+        worst = std::max(worst, std::abs(one[j] - exact[j]));
+        worst_plain = std::max(worst_plain, std::abs(double(plain[j]) - exact[j]));
+        apart = std::max(apart, std::abs(one[j] - double(plain[j])));
+    }
+    INFO("worst error against f64: the kernel's " << worst << ", the plain loops' " << worst_plain << "; the two apart by " << apart);
+    CHECK(apart <= 1e-4);
+    CHECK(worst <= worst_plain * 1.5 + 1e-6);  // 16 lanes sum no worse than one running sum
 }
 
 TEST_CASE("layer_norm of one row by hand")

@@ -1,6 +1,7 @@
 // layer_norm and batch_norm: the forward with the loops of kernels/cpu/normalization_loops.h; one
-// backward for both, written with other ops in the statistics' dtype (f32 for f16/bf16 inputs),
-// except layer_norm's on f32 CPU tensors, which is one pass per row (kernels/cpu/layer_norm_kernel.h).
+// backward for both, written with other ops in the statistics' dtype (f32 for f16/bf16 inputs).
+// layer_norm on f32 CPU tensors has its own kernel instead, one pass per row each way
+// (kernels/cpu/layer_norm_kernel.h): the GPT's nine LayerNorms a step, f32 under autocast too.
 //
 // Both compute y = xhat * weight + bias with xhat = (x - mean) * rstd, rstd = 1 / sqrt(var + eps);
 // they differ in which elements share a mean and variance (a group) and which share a weight:
@@ -170,6 +171,20 @@ std::vector<Tensor> layer_norm_kernel_backward(ContextWith<NormSaved>& ctx, cons
     return {dx, dw.defined() ? dw.to(weight.dtype()) : dw, db.defined() ? db.to(bias.dtype()) : db};
 }
 
+// The f32 forward on the CPU kernel (kernels/cpu/layer_norm_kernel.h): y, and each row's mean and rstd.
+struct LayerNormRows {
+    Tensor y, mean, rstd;
+};
+LayerNormRows layer_norm_kernel_forward(const Tensor& xc, std::int64_t rows, std::int64_t cols, const Tensor& weight, const Tensor& bias,
+                                        double eps)
+{
+    LayerNormRows r{empty(xc.shape(), DType::f32), empty({rows}, DType::f32), empty({rows}, DType::f32)};
+    const Tensor w = in_stats_dtype(weight, DType::f32), b = in_stats_dtype(bias, DType::f32);
+    kernels::cpu::layer_norm_forward(xc.data_ptr<float>(), data_or_null<float>(w), data_or_null<float>(b), rows, cols, float(eps),
+                                     r.y.data_ptr<float>(), r.mean.data_ptr<float>(), r.rstd.data_ptr<float>());
+    return r;
+}
+
 struct LayerNormOp {
     static constexpr const char* name = "layer_norm";
     using Saved = NormSaved;
@@ -215,7 +230,12 @@ struct LayerNormOp {
             save_for_norm_backward(ctx, x, weight, bias, mu, rstd, stats_view, stat_dims, param_dims, normalized_shape);
             return y;
         }
-        Tensor mu, var;
+        if (x.dtype() == DType::f32) {
+            LayerNormRows r = layer_norm_kernel_forward(xc, rows, cols, weight, bias, eps);
+            save_for_norm_backward(ctx, x, weight, bias, r.mean, r.rstd, stats_view, stat_dims, param_dims, normalized_shape);
+            return r.y;
+        }
+        Tensor mu, var;  // f16, bf16, f64: the plain loops of normalization_loops.h
         group_moments(xc, 1, rows, cols, mu, var);
         const Tensor rstd = inverse_std(var, eps);
         save_for_norm_backward(ctx, x, weight, bias, mu, rstd, stats_view, stat_dims, param_dims, normalized_shape);
