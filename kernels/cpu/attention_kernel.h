@@ -3,7 +3,9 @@
 // problems (batch x heads): each problem's logits live only in a per-thread buffer of L x S f32,
 // and the problems are split between the threads (worker_pool.h), which a loop of small GEMMs
 // one after another, each too small to split, did not do. Inside a problem: the GEMMs of gemm.h,
-// the causal mask, and the softmax with vector_exp.h's exp (1.03 ulp), all in f32.
+// the causal mask, and the softmax with vector_exp.h's exp (1.03 ulp), all in f32. Under the
+// causal mask the query rows go in blocks of 32, each multiplying only the keys its rows can see,
+// so the masked half of the logits is never computed (dk and dv add up the blocks' shares).
 //
 //   forward:  P = softmax(scale q k^T, causal), out = P v, lse = the log-sum-exp of each row
 //   backward: P again from lse, dv = P^T dout, dP = dout v^T, dS = P (dP - rowsum(P dP)) scale,

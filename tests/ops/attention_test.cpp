@@ -270,36 +270,44 @@ TEST_CASE("the fused op's gradients in f16/bf16 are one rounding from f64, each 
 
 TEST_CASE("without a mask the CPU attention kernel runs: values and gradients within one rounding of f64, the same bits on 1 and 2 threads")
 {
-    Generator gen(21);
-    const Tensor q64 = randn({2, 3, 17, 8}, f64, gen), k64 = randn({2, 3, 19, 8}, f64, gen), v64 = randn({2, 3, 19, 5}, f64, gen);
-    const Tensor g64 = randn({2, 3, 17, 5}, f64, gen);
+    // L and S below one causal block of 32 rows, over several blocks (the last one short, dk and dv
+    // summed over blocks), and more queries than keys.
+    const std::vector<std::pair<std::int64_t, std::int64_t>> lengths = {{17, 19}, {70, 75}, {70, 40}};
     const int threads = get_num_threads();
-    for (bool causal : {false, true})
-        for (DType d : {f32, bf16, f16}) {
-            INFO(dtype_name(d) << (causal ? ", causal" : ""));
-            std::vector<Tensor> exact{q64.to(d).to(f64).requires_grad_(), k64.to(d).to(f64).requires_grad_(), v64.to(d).to(f64).requires_grad_()};
-            const Tensor truth = fused(exact[0], exact[1], exact[2], Tensor(), causal, std::nullopt);
-            truth.backward(g64.to(d).to(f64));
-            std::vector<std::vector<double>> bits_by_threads;
-            for (int t : {1, 2}) {
-                set_num_threads(t);
-                std::vector<Tensor> low{q64.to(d).requires_grad_(), k64.to(d).requires_grad_(), v64.to(d).requires_grad_()};
-                const Tensor y = fused(low[0], low[1], low[2], Tensor(), causal, std::nullopt);
-                y.backward(g64.to(d));
-                CHECK(y.dtype() == d);
-                check_close(y, truth, d);
-                std::vector<double> all = y.to_vector();
-                for (std::size_t i = 0; i < 3; ++i) {
-                    INFO("input " << i);
-                    CHECK(low[i].grad().dtype() == d);
-                    check_close(low[i].grad(), exact[i].grad(), d);
-                    const std::vector<double> g = low[i].grad().to_vector();
-                    all.insert(all.end(), g.begin(), g.end());
+    for (const auto& [L, S] : lengths)
+        for (bool causal : {false, true})
+            for (DType d : {f32, bf16, f16}) {
+                INFO("L " << L << ", S " << S << ", " << std::string(dtype_name(d)) << std::string(causal ? ", causal" : ""));
+                Generator gen(21);
+                const Tensor q64 = randn({2, 3, L, 8}, f64, gen), k64 = randn({2, 3, S, 8}, f64, gen), v64 = randn({2, 3, S, 5}, f64, gen);
+                const Tensor g64 = randn({2, 3, L, 5}, f64, gen);
+                std::vector<Tensor> exact{q64.to(d).to(f64).requires_grad_(), k64.to(d).to(f64).requires_grad_(),
+                                          v64.to(d).to(f64).requires_grad_()};
+                const Tensor truth = fused(exact[0], exact[1], exact[2], Tensor(), causal, std::nullopt);
+                truth.backward(g64.to(d).to(f64));
+                std::vector<std::vector<double>> bits_by_threads;
+                for (int t : {1, 2}) {
+                    set_num_threads(t);
+                    std::vector<Tensor> low{q64.to(d).requires_grad_(), k64.to(d).requires_grad_(), v64.to(d).requires_grad_()};
+                    const Tensor y = fused(low[0], low[1], low[2], Tensor(), causal, std::nullopt);
+                    y.backward(g64.to(d));
+                    CHECK(y.dtype() == d);
+                    // f32 sums of S (or L) products differ from f64 by their length's rounding;
+                    // f16/bf16 round once, well above that.
+                    const double ulps = ulps_for(d, std::max(L, S));
+                    check_close(y, truth, d, ulps);
+                    std::vector<double> all = y.to_vector();
+                    for (std::size_t i = 0; i < 3; ++i) {
+                        INFO("input " << i);
+                        CHECK(low[i].grad().dtype() == d);
+                        check_close(low[i].grad(), exact[i].grad(), d, ulps);
+                        const std::vector<double> g = low[i].grad().to_vector();
+                        all.insert(all.end(), g.begin(), g.end());
+                    }
+                    bits_by_threads.push_back(all);
                 }
-                bits_by_threads.push_back(all);
+                CHECK(bits_by_threads[0] == bits_by_threads[1]);
             }
-            CHECK(bits_by_threads[0] == bits_by_threads[1]);
-        }
     set_num_threads(threads);
 }
 
