@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "kernels/cpu/convert.h"
+#include "kernels/cpu/worker_pool.h"
+#include "tinyamp/support/parallel.h"
 #include "tinyamp/values/half.h"
 #include "tinyamp/values/shape.h"  // Shape, Strides: inline vectors, so no allocation per call
 
@@ -28,11 +30,18 @@ inline T store(V v)
     return T(v);
 }
 
+/// Elements a thread takes at least (PyTorch's grain size for elementwise ops): an op on fewer
+/// runs on the calling thread alone, where waking a helper would cost more than it saves. Every
+/// element is computed the same way wherever it runs, so the bits do not depend on the threads.
+inline constexpr std::int64_t kElementwiseGrain = 32768;
+
 /// y[i] = fn(x[i]) for contiguous x and y.
 template <class In, class Out, class Fn>
 void unary_map(const In* x, Out* y, std::int64_t n, Fn fn)
 {
-    for (std::int64_t i = 0; i < n; ++i) y[i] = store<Out>(fn(load(x[i])));
+    run_ranges(n, kElementwiseGrain, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t i = first; i < last; ++i) y[i] = store<Out>(fn(load(x[i])));
+    });
 }
 
 namespace detail {
@@ -144,8 +153,9 @@ inline void binary_row(const A* a, std::int64_t sa, const B* b, std::int64_t sb,
 
 /// The same result as reference::binary_map, faster: dimensions that a and b both walk through
 /// as one run of memory are merged first (a contiguous [64, 256] + [64, 256] becomes one row of
-/// 16384, x + scalar one row with step 0), then each row runs in binary_row. Same elements, same
-/// function, same order: the same bits.
+/// 16384, x + scalar one row with step 0), then each row runs in binary_row, the rows (or the one
+/// row's elements) shared out between the threads past kElementwiseGrain elements. Same
+/// elements, same function: the same bits.
 template <class A, class B, class Out, class Fn>
 void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const B* b, const Strides& b_strides, Out* out, Fn fn)
 {
@@ -178,16 +188,29 @@ void binary_map(const Shape& shape, const A* a, const Strides& a_strides, const 
         return;
     }
     const std::int64_t inner = size[0];
-    if (n == 1) return detail::binary_row(a, sa[0], b, sb[0], out, inner, fn);
-    std::int64_t counter[kMaxDims] = {};
-    std::int64_t pa = 0, pb = 0;  // offsets of the current row's start in a and b
+    if (n == 1) {  // one run of memory: its elements shared out between the threads
+        run_ranges(inner, kElementwiseGrain, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+            detail::binary_row(a + first * sa[0], sa[0], b + first * sb[0], sb[0], out + first, last - first, fn);
+        });
+        return;
+    }
     std::int64_t rows = 1;
     for (std::size_t d = 1; d < n; ++d) rows *= size[d];
-    for (std::int64_t row = 0; row < rows; ++row) {
-        detail::binary_row(a + pa, sa[0], b + pb, sb[0], out + row * inner, inner, fn);
-        for (std::size_t d = 1; d < n; ++d)  // advance the odometer over the outer (merged) dims
-            if (!detail::odometer_step(counter[d], size[d], pa, sa[d], pb, sb[d])) break;
-    }
+    const std::int64_t rows_per_thread = inner >= kElementwiseGrain ? 1 : kElementwiseGrain / inner;
+    run_ranges(rows, rows_per_thread, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        std::int64_t counter[kMaxDims] = {};
+        std::int64_t pa = 0, pb = 0;  // offsets of the current row's start in a and b
+        for (std::int64_t d = 1, rest = first; d < std::int64_t(n); rest /= size[d], ++d) {  // the odometer at row `first`
+            counter[d] = rest % size[d];
+            pa += counter[d] * sa[d];
+            pb += counter[d] * sb[d];
+        }
+        for (std::int64_t row = first; row < last; ++row) {
+            detail::binary_row(a + pa, sa[0], b + pb, sb[0], out + row * inner, inner, fn);
+            for (std::size_t d = 1; d < n; ++d)  // advance the odometer over the outer (merged) dims
+                if (!detail::odometer_step(counter[d], size[d], pa, sa[d], pb, sb[d])) break;
+        }
+    });
 }
 
 }  // namespace tinyamp::kernels::cpu

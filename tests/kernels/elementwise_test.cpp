@@ -148,3 +148,42 @@ TEST_CASE("sum_columns gives the bits of sum_rows over the transposed buffer")
         }
     }
 }
+
+TEST_CASE("binary_map and unary_map past the grain size (split between threads): the reference's bits on 1 and 2 threads")
+{
+    // [3, 70, 600] (126000 elements, several parts): one run of memory, rows with a broadcast row,
+    // rows of a transposed operand, and rows shorter than the grain (many rows a part).
+    std::mt19937_64 rng(11);
+    const std::int64_t total = 3 * 70 * 600;
+    const auto count = std::size_t(total);
+    const std::vector<float> a = random_values<float>(rng, count), b = random_values<float>(rng, count);
+    const std::vector<BFloat16> ah = random_values<BFloat16>(rng, count), bh = random_values<BFloat16>(rng, count);
+    auto mul_add = [](auto x, auto y) { return x * y + x; };
+    const std::vector<Layout> layouts = {{{3, 70, 600}, {42000, 600, 1}, {42000, 600, 1}},  // merges into one row
+                                         {{3, 70, 600}, {42000, 600, 1}, {0, 0, 1}},        // + a row
+                                         {{3, 70, 600}, {42000, 600, 1}, {1, 3, 210}},      // + a transposed operand
+                                         {{3, 7000, 6}, {42000, 6, 1}, {0, 1, 0}}};         // short rows
+    const int threads = get_num_threads();
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        CAPTURE(i);
+        const Layout& l = layouts[i];
+        std::vector<float> slow(count), fast(count);
+        std::vector<BFloat16> slow_h(count), fast_h(count);
+        reference::binary_map(l.shape, a.data(), l.a_strides, b.data(), l.b_strides, slow.data(), mul_add);
+        reference::binary_map(l.shape, ah.data(), l.a_strides, bh.data(), l.b_strides, slow_h.data(), mul_add);
+        for (int t : {1, 2}) {
+            CAPTURE(t);
+            set_num_threads(t);
+            binary_map(l.shape, a.data(), l.a_strides, b.data(), l.b_strides, fast.data(), mul_add);
+            binary_map(l.shape, ah.data(), l.a_strides, bh.data(), l.b_strides, fast_h.data(), mul_add);
+            CHECK(std::memcmp(fast.data(), slow.data(), fast.size() * sizeof(float)) == 0);
+            CHECK(std::memcmp(fast_h.data(), slow_h.data(), fast_h.size() * sizeof(BFloat16)) == 0);
+            std::vector<float> y(count);
+            unary_map(a.data(), y.data(), total, [](float x) { return x * x - 1.0f; });
+            bool same = true;
+            for (std::size_t j = 0; j < y.size(); ++j) same = same && y[j] == a[j] * a[j] - 1.0f;
+            CHECK(same);
+        }
+    }
+    set_num_threads(threads);
+}
