@@ -3,6 +3,9 @@
 #include "kernels/cpu/optimizer_step.h"
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/elementwise_loops.h"  // kElementwiseGrain
+#include "kernels/cpu/worker_pool.h"
+#include "tinyamp/support/parallel.h"
 
 namespace tinyamp::kernels::cpu {
 namespace {
@@ -34,7 +37,7 @@ __attribute__((target("avx2,fma"))) void apply_fma(const Rule& rule, T* w, const
 #endif
 
 template <class Rule, class T>
-void dispatch(const Rule& rule, T* w, const T* g, T* s0, T* s1, std::int64_t n)
+void dispatch_range(const Rule& rule, T* w, const T* g, T* s0, T* s1, std::int64_t n)
 {
 #if defined(__x86_64__)
     if (cpu_features().avx2 && cpu_features().fma) {
@@ -43,6 +46,17 @@ void dispatch(const Rule& rule, T* w, const T* g, T* s0, T* s1, std::int64_t n)
     }
 #endif
     apply(rule, w, g, s0, s1, n);
+}
+
+// A large parameter's elements are shared out between the threads as an elementwise op's are
+// (each element's update is the same wherever it runs).
+template <class Rule, class T>
+void dispatch(const Rule& rule, T* w, const T* g, T* s0, T* s1, std::int64_t n)
+{
+    run_ranges(n, kElementwiseGrain, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        const auto at = [first](auto* p) { return p ? p + first : p; };
+        dispatch_range(rule, w + first, g + first, at(s0), at(s1), last - first);
+    });
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b)
 template <class Rule, class T>
 void check_equal(const Rule& rule, bool use_s0, bool use_s1, const std::string& what)
 {
-    for (const std::int64_t n : {1, 7, 8, 33, 1000}) {
+    for (const std::int64_t n : {1, 7, 8, 33, 1000, 100000}) {  // 100000: split between threads (two parts or more)
         const Arrays<T> start = random_arrays<T>(n, unsigned(n) * 7 + unsigned(what.size()));
         Arrays<T> fast = start, slow = start;
         auto state = [](std::vector<T>& v, bool used) { return used ? v.data() : nullptr; };
