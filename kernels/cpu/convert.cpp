@@ -2,7 +2,10 @@
 #include <type_traits>
 
 #include "kernels/cpu/convert.h"
+
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/worker_pool.h"
+#include "tinyamp/support/parallel.h"
 #include "tinyamp/values/half_bits.h"
 
 namespace tinyamp::kernels::cpu {
@@ -109,17 +112,28 @@ std::int64_t convert_loop(const From* src, To* dst, std::int64_t n)
 
 }  // namespace
 
+namespace {
+
+// convert_fn(src + first, dst + first, count) over [0, n), shared out between the threads past
+// kElementwiseGrain elements (each element converts the same way wherever it runs).
+template <class From, class To>
+std::int64_t convert_in_parts(void (*convert_fn)(const From*, To*, std::int64_t), const void* src, void* dst, std::int64_t n)
+{
+    run_ranges(n, kElementwiseGrain, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        convert_fn(static_cast<const From*>(src) + first, static_cast<To*>(dst) + first, last - first);
+    });
+    return -1;
+}
+
+}  // namespace
+
 std::int64_t convert(const void* src, DType src_dtype, void* dst, DType dst_dtype, std::int64_t n)
 {
     // The four conversions autocast does all the time take the vector paths.
-    if (src_dtype == DType::f32 && dst_dtype == DType::f16)
-        return f32_to_f16(static_cast<const float*>(src), static_cast<Half*>(dst), n), -1;
-    if (src_dtype == DType::f16 && dst_dtype == DType::f32)
-        return f16_to_f32(static_cast<const Half*>(src), static_cast<float*>(dst), n), -1;
-    if (src_dtype == DType::f32 && dst_dtype == DType::bf16)
-        return f32_to_bf16(static_cast<const float*>(src), static_cast<BFloat16*>(dst), n), -1;
-    if (src_dtype == DType::bf16 && dst_dtype == DType::f32)
-        return bf16_to_f32(static_cast<const BFloat16*>(src), static_cast<float*>(dst), n), -1;
+    if (src_dtype == DType::f32 && dst_dtype == DType::f16) return convert_in_parts<float, Half>(f32_to_f16, src, dst, n);
+    if (src_dtype == DType::f16 && dst_dtype == DType::f32) return convert_in_parts<Half, float>(f16_to_f32, src, dst, n);
+    if (src_dtype == DType::f32 && dst_dtype == DType::bf16) return convert_in_parts<float, BFloat16>(f32_to_bf16, src, dst, n);
+    if (src_dtype == DType::bf16 && dst_dtype == DType::f32) return convert_in_parts<BFloat16, float>(bf16_to_f32, src, dst, n);
     if (is_minifloat(src_dtype) || is_minifloat(dst_dtype)) return convert_minifloat(src, src_dtype, dst, dst_dtype, n);
     return visit_dtype(src_dtype, [&](auto src_tag) {
         using From = decltype(src_tag);

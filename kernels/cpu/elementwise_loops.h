@@ -30,12 +30,8 @@ inline T store(V v)
     return T(v);
 }
 
-/// Elements a thread takes at least (PyTorch's grain size for elementwise ops): an op on fewer
-/// runs on the calling thread alone, where waking a helper would cost more than it saves. Every
-/// element is computed the same way wherever it runs, so the bits do not depend on the threads.
-inline constexpr std::int64_t kElementwiseGrain = 32768;
-
-/// y[i] = fn(x[i]) for contiguous x and y.
+/// y[i] = fn(x[i]) for contiguous x and y, shared out between the threads past kElementwiseGrain
+/// (worker_pool.h); each element is computed the same way wherever it runs.
 template <class In, class Out, class Fn>
 void unary_map(const In* x, Out* y, std::int64_t n, Fn fn)
 {

@@ -3,7 +3,6 @@
 #include "kernels/cpu/optimizer_step.h"
 
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/elementwise_loops.h"  // kElementwiseGrain
 #include "kernels/cpu/worker_pool.h"
 #include "tinyamp/support/parallel.h"
 

@@ -4,26 +4,27 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/worker_pool.h"
+#include "tinyamp/support/parallel.h"
+
 namespace tinyamp::kernels::cpu {
 
 namespace {
 
-// Visits the rows of a strided view in row-major order, calling copy_row(view_row_start, k) for
-// the k-th row; rows are along the last dimension, whose stride the callback handles.
+// Visits rows [first, last) of a strided view in row-major order, calling copy_row(view_row_start,
+// k) for the k-th row; rows are along the last dimension, whose stride the callback handles.
 template <class CopyRow>
-void for_each_row(const std::int64_t* shape, const std::int64_t* strides, int ndim, CopyRow copy_row)
+void for_each_row(const std::int64_t* shape, const std::int64_t* strides, int ndim, std::int64_t first, std::int64_t last, CopyRow copy_row)
 {
-    std::int64_t total = 1;
-    for (int d = 0; d < ndim; ++d) total *= shape[d];
-    if (total == 0) return;
-    if (ndim == 0) {
-        copy_row(std::int64_t{0}, std::int64_t{0});
-        return;
-    }
-    const std::int64_t row = shape[ndim - 1];
     std::vector<std::int64_t> counter(std::size_t(ndim), 0);
     std::int64_t offset = 0;  // in elements, of the current row's start
-    for (std::int64_t k = 0; k * row < total; ++k) {
+    std::int64_t rest = first;
+    for (int d = ndim - 2; d >= 0; --d) {  // the odometer at row `first`
+        counter[std::size_t(d)] = rest % shape[d];
+        rest /= shape[d];
+        offset += counter[std::size_t(d)] * strides[d];
+    }
+    for (std::int64_t k = first; k < last; ++k) {
         copy_row(offset, k);
         for (int d = ndim - 2; d >= 0; --d) {  // advance the odometer
             offset += strides[d];
@@ -57,12 +58,16 @@ void copy_strided_row(const unsigned char* from, std::int64_t from_step, unsigne
 }
 
 // What strided_copy and strided_scatter share: moves every element between a strided view (shape,
-// strides) and a contiguous row-major buffer, out of the view (into_view false) or into it.
+// strides) and a contiguous row-major buffer, out of the view (into_view false) or into it. Large
+// views are shared out between the threads by rows (kElementwiseGrain elements a part at least).
 void move_rows(const unsigned char* from_base, unsigned char* to_base, const std::int64_t* shape, const std::int64_t* strides, int ndim,
                std::int64_t element_size, bool into_view)
 {
+    std::int64_t total = 1;
+    for (int d = 0; d < ndim; ++d) total *= shape[d];
+    if (total == 0) return;
     const std::int64_t row = ndim ? shape[ndim - 1] : 1, step = ndim ? strides[ndim - 1] : 1;
-    for_each_row(shape, strides, ndim, [&](std::int64_t offset, std::int64_t k) {
+    const auto copy_row = [&](std::int64_t offset, std::int64_t k) {
         const std::int64_t in_view = offset * element_size, in_packed = k * row * element_size;
         const unsigned char* from = from_base + (into_view ? in_packed : in_view);
         unsigned char* to = to_base + (into_view ? in_view : in_packed);
@@ -70,7 +75,10 @@ void move_rows(const unsigned char* from_base, unsigned char* to_base, const std
             std::memcpy(to, from, std::size_t(row * element_size));
         else
             copy_strided_row(from, into_view ? 1 : step, to, into_view ? step : 1, row, element_size);
-    });
+    };
+    const std::int64_t rows = total / row, rows_per_part = row >= kElementwiseGrain ? 1 : kElementwiseGrain / row;
+    run_ranges(rows, rows_per_part, get_num_threads(),
+               [&](std::int64_t first, std::int64_t last) { for_each_row(shape, strides, ndim, first, last, copy_row); });
 }
 
 }  // namespace

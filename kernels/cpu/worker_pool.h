@@ -30,6 +30,11 @@ void run_parts(int parts, Fn&& fn)
     run_parts(parts, [](void* context, int part) { (*static_cast<std::remove_reference_t<Fn>*>(context))(part); }, &fn);
 }
 
+/// Elements a thread takes at least in elementwise work (PyTorch's grain size): the elementwise
+/// ops, copies, conversions and optimizer steps on fewer run on the calling thread alone, where
+/// waking a helper would cost more than it saves.
+inline constexpr std::int64_t kElementwiseGrain = 32768;
+
 /// Splits [0, count) into up to `threads` ranges of at least `min_per_range` elements each (one
 /// range when count is smaller) and calls fn(first, last) for each through run_parts: the one way
 /// the elementwise, attention and LayerNorm kernels share out their work.

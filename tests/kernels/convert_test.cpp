@@ -9,6 +9,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/cpu_features.h"
 #include "tests/support/float_samples.h"
+#include "tinyamp/support/parallel.h"
 
 using namespace tinyamp;
 using namespace tinyamp::test;
@@ -79,6 +80,32 @@ TEST_CASE("each fast conversion path gives exactly the reference's bits")
     // The dispatching entry points, whatever they chose, too.
     same_bytes(cpu::f32_to_f16, cpu::reference::f32_to_f16, samples, "dispatched f32 -> f16");
     same_bytes(cpu::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "dispatched f32 -> bf16");
+}
+
+TEST_CASE("convert() past the grain size (split between threads) gives the reference's bits on 1 and 2 threads")
+{
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal(0.0f, 1000.0f);
+    std::vector<float> x(100000);
+    for (float& v : x) v = normal(rng);
+    std::vector<BFloat16> expected_bf16(x.size()), got_bf16(x.size());
+    std::vector<Half> expected_f16(x.size()), got_f16(x.size());
+    cpu::reference::f32_to_bf16(x.data(), expected_bf16.data(), std::int64_t(x.size()));
+    cpu::reference::f32_to_f16(x.data(), expected_f16.data(), std::int64_t(x.size()));
+    const int threads = get_num_threads();
+    for (int t : {1, 2}) {
+        CAPTURE(t);
+        set_num_threads(t);
+        CHECK(cpu::convert(x.data(), DType::f32, got_bf16.data(), DType::bf16, std::int64_t(x.size())) == -1);
+        CHECK(cpu::convert(x.data(), DType::f32, got_f16.data(), DType::f16, std::int64_t(x.size())) == -1);
+        CHECK(std::memcmp(got_bf16.data(), expected_bf16.data(), x.size() * sizeof(BFloat16)) == 0);
+        CHECK(std::memcmp(got_f16.data(), expected_f16.data(), x.size() * sizeof(Half)) == 0);
+        std::vector<float> back(x.size()), expected_back(x.size());
+        cpu::convert(got_bf16.data(), DType::bf16, back.data(), DType::f32, std::int64_t(x.size()));
+        cpu::reference::bf16_to_f32(got_bf16.data(), expected_back.data(), std::int64_t(x.size()));
+        CHECK(back == expected_back);
+    }
+    set_num_threads(threads);
 }
 
 TEST_CASE("f64 goes to f16 and bf16 with a single rounding, not through f32")

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "kernels/cpu/strided_copy.h"
+#include "tinyamp/support/parallel.h"
 
 using tinyamp::kernels::cpu::strided_copy;
+using tinyamp::kernels::cpu::strided_scatter;
 
 namespace {
 
@@ -76,4 +78,34 @@ TEST_CASE("strided_copy of a transposed 2x3 matrix")
     strided_copy(base, shape, strides, 2, sizeof(int), out);
     const int expected[] = {1, 4, 2, 5, 3, 6};
     CHECK(std::memcmp(out, expected, sizeof out) == 0);
+}
+
+TEST_CASE("strided_copy and strided_scatter of views past the grain size (rows split between threads) on 1 and 2 threads")
+{
+    // A [16, 4, 128, 32] head view of a [16, 128, 384] qkv tensor (long runs of 32), its transpose
+    // (steps of 384, one element a row) and a 3-d view whose rows are long.
+    std::vector<float> base(16 * 128 * 384);
+    for (std::size_t i = 0; i < base.size(); ++i) base[i] = float(i);
+    struct View {
+        std::vector<std::int64_t> shape, strides;
+    };
+    const std::vector<View> views = {{{16, 4, 128, 32}, {49152, 32, 384, 1}}, {{16, 4, 32, 128}, {49152, 32, 1, 384}}, {{2, 128, 3000}, {1, 2, 256}}};
+    const int threads = tinyamp::get_num_threads();
+    for (std::size_t v = 0; v < views.size(); ++v) {
+        CAPTURE(v);
+        const View& view = views[v];
+        const std::vector<float> expected = by_definition(base, view.shape, view.strides, 0);
+        for (int t : {1, 2}) {
+            CAPTURE(t);
+            tinyamp::set_num_threads(t);
+            std::vector<float> got(expected.size());
+            strided_copy(base.data(), view.shape.data(), view.strides.data(), int(view.shape.size()), sizeof(float), got.data());
+            CHECK(got == expected);
+            // Scatter it back into a buffer of -1: every element of the view lands where it came from.
+            std::vector<float> scattered(base.size(), -1.0f);
+            strided_scatter(got.data(), view.shape.data(), view.strides.data(), int(view.shape.size()), sizeof(float), scattered.data());
+            CHECK(by_definition(scattered, view.shape, view.strides, 0) == expected);
+        }
+    }
+    tinyamp::set_num_threads(threads);
 }
