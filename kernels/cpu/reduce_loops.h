@@ -28,18 +28,33 @@ void sum_rows(const In* x, std::int64_t rows, std::int64_t cols, Out* out, doubl
 /// out[c] = sum of column c of a contiguous [rows, cols] buffer (times `scale`): the same sums as
 /// sum_rows over the transposed buffer, added in the same order (row 0 first), so the same bits,
 /// without making the transposed copy. The running sums of all columns advance together, one row
-/// at a time, which reads memory in order. This is how a bias gradient (a sum over the batch) is made.
+/// at a time, which reads memory in order. This is how a bias gradient (a sum over the batch) is
+/// made. The columns are shared out between the threads past kElementwiseGrain elements (each
+/// column still sums in its order), and f16/bf16 rows are widened by the vector converter first.
 template <class In, class Out>
 void sum_columns(const In* x, std::int64_t rows, std::int64_t cols, Out* out, double scale = 1.0)
 {
     using Acc = accumulate_t<In>;
-    std::vector<Acc> totals(std::size_t(cols), Acc(0));
-    Acc* t = totals.data();
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const In* row = x + r * cols;
-        for (std::int64_t c = 0; c < cols; ++c) t[c] += Acc(load(row[c]));
-    }
-    for (std::int64_t c = 0; c < cols; ++c) out[c] = scale == 1.0 ? store<Out>(t[c]) : store<Out>(compute_t<Out>(double(t[c]) * scale));
+    const std::int64_t columns_per_part = rows >= kElementwiseGrain ? 1 : kElementwiseGrain / (rows > 0 ? rows : 1);
+    run_ranges(cols, columns_per_part, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
+        const std::int64_t n = last - first;
+        std::vector<Acc> totals(std::size_t(n), Acc(0));
+        Acc* t = totals.data();
+        if constexpr (detail::is_16bit_float<In>) {
+            std::vector<float> wide(static_cast<std::size_t>(n));
+            for (std::int64_t r = 0; r < rows; ++r) {
+                detail::widen(x + r * cols + first, wide.data(), n);
+                for (std::int64_t c = 0; c < n; ++c) t[c] += wide[std::size_t(c)];
+            }
+        } else {
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const In* row = x + r * cols + first;
+                for (std::int64_t c = 0; c < n; ++c) t[c] += Acc(load(row[c]));
+            }
+        }
+        for (std::int64_t c = 0; c < n; ++c)
+            out[first + c] = scale == 1.0 ? store<Out>(t[c]) : store<Out>(compute_t<Out>(double(t[c]) * scale));
+    });
 }
 
 /// The largest value of each row and its first position. NaN counts as the largest (as in

@@ -128,25 +128,39 @@ TEST_CASE("fast binary_map on bf16 and f16 rows (the chunked f32 path) gives the
     run(Half{}, 10);
 }
 
-TEST_CASE("sum_columns gives the bits of sum_rows over the transposed buffer")
+template <class T>
+void check_sum_columns(std::uint64_t seed)
 {
-    const std::uint64_t seed = 8;
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{64, 256}, {1, 7}, {13, 1}, {0, 5}, {37, 10}}) {
-        const std::vector<BFloat16> x = random_values<BFloat16>(rng, std::size_t(rows * cols));
-        std::vector<BFloat16> transposed(x.size());
+    // The last two are past the grain size: their columns are split between threads.
+    for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{64, 256}, {1, 7}, {13, 1}, {0, 5}, {37, 10}, {2048, 384}, {70000, 3}}) {
+        const std::vector<T> x = random_values<T>(rng, std::size_t(rows * cols));
+        std::vector<T> transposed(x.size());
         for (std::int64_t r = 0; r < rows; ++r)
             for (std::int64_t c = 0; c < cols; ++c) transposed[std::size_t(c * rows + r)] = x[std::size_t(r * cols + c)];
         for (double scale : {1.0, 1.0 / 3.0}) {
-            std::vector<BFloat16> by_columns(static_cast<std::size_t>(cols)), by_rows(static_cast<std::size_t>(cols));
-            sum_columns(x.data(), rows, cols, by_columns.data(), scale);
+            std::vector<T> by_rows(static_cast<std::size_t>(cols));
             sum_rows(transposed.data(), cols, rows, by_rows.data(), scale);
-            CAPTURE(rows);
-            CAPTURE(cols);
-            CHECK(std::memcmp(by_columns.data(), by_rows.data(), by_rows.size() * sizeof(BFloat16)) == 0);
+            const int threads = get_num_threads();
+            for (int t : {1, 2}) {
+                set_num_threads(t);
+                std::vector<T> by_columns(static_cast<std::size_t>(cols));
+                sum_columns(x.data(), rows, cols, by_columns.data(), scale);
+                CAPTURE(rows);
+                CAPTURE(cols);
+                CAPTURE(t);
+                CHECK(std::memcmp(by_columns.data(), by_rows.data(), by_rows.size() * sizeof(T)) == 0);
+            }
+            set_num_threads(threads);
         }
     }
+}
+
+TEST_CASE("sum_columns gives the bits of sum_rows over the transposed buffer, on 1 and 2 threads")
+{
+    check_sum_columns<BFloat16>(8);
+    check_sum_columns<float>(9);
 }
 
 TEST_CASE("binary_map and unary_map past the grain size (split between threads): the reference's bits on 1 and 2 threads")
