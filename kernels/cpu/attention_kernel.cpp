@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/elementwise_loops.h"  // detail::widen, detail::narrow
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/lane_reduce.h"
 #include "kernels/cpu/vector_exp.h"
@@ -47,48 +49,100 @@ void probabilities_row(float* row, std::int64_t seen, std::int64_t S, float lse)
     std::fill(row + seen, row + S, 0.0f);
 }
 
+// A problem's matrix as f32 rows, `ld` apart.
+struct F32Rows {
+    const float* data;
+    std::int64_t ld;
+};
+struct F32Target {
+    float* data;
+    std::int64_t ld;
+};
+
+// Problem b of `a` ([rows, cols]) as f32: in place for f32, else widened into `buffer`.
+template <class T>
+F32Rows widened(const AttentionRows<const T>& a, std::int64_t b, std::int64_t rows, std::int64_t cols, std::vector<float>& buffer)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        return {a.problem(b), a.row_stride};
+    } else {
+        buffer.resize(static_cast<std::size_t>(rows * cols));
+        for (std::int64_t i = 0; i < rows; ++i) detail::widen(a.problem(b) + i * a.row_stride, buffer.data() + i * cols, cols);
+        return {buffer.data(), cols};
+    }
+}
+
+// Where problem b's f32 results for `a` ([rows, cols]) are written: `a` itself for f32, else
+// `buffer`, rounded into `a` afterwards by store_rows. With `zeroed`, the rows start at 0 (the
+// blocks add into them).
+template <class T>
+F32Target target(const AttentionRows<T>& a, std::int64_t b, std::int64_t rows, std::int64_t cols, std::vector<float>& buffer, bool zeroed)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        if (zeroed)
+            for (std::int64_t i = 0; i < rows; ++i) std::fill_n(a.problem(b) + i * a.row_stride, cols, 0.0f);
+        return {a.problem(b), a.row_stride};
+    } else {
+        buffer.assign(static_cast<std::size_t>(rows * cols), 0.0f);
+        return {buffer.data(), cols};
+    }
+}
+
+// Rounds the buffered results into a 16-bit `a` (nothing to do for f32: they are there already).
+template <class T>
+void store_rows(const F32Target& from, const AttentionRows<T>& a, std::int64_t b, std::int64_t rows, std::int64_t cols)
+{
+    if constexpr (!std::is_same_v<T, float>)
+        for (std::int64_t i = 0; i < rows; ++i) detail::narrow(from.data + i * from.ld, a.problem(b) + i * a.row_stride, cols);
+}
+
 }  // namespace
 
-void attention_forward(const AttentionSizes& s, const float* q, const float* k, const float* v, float scale, bool causal, float* out,
-                       float* lse)
+template <class T>
+void attention_forward(const AttentionSizes& s, AttentionRows<const T> q, AttentionRows<const T> k, AttentionRows<const T> v, float scale,
+                       bool causal, AttentionRows<T> out, float* lse)
 {
     const std::int64_t rows = block_rows(s, causal);
     run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
-        std::vector<float> p(std::size_t(rows * s.S));
+        std::vector<float> p(std::size_t(rows * s.S)), q_buffer, k_buffer, v_buffer, out_buffer;
         for (std::int64_t b = first; b < last; ++b) {
-            const float *qb = q + b * s.L * s.E, *kb = k + b * s.S * s.E, *vb = v + b * s.S * s.Ev;
+            const F32Rows qb = widened(q, b, s.L, s.E, q_buffer), kb = widened(k, b, s.S, s.E, k_buffer), vb = widened(v, b, s.S, s.Ev, v_buffer);
+            const F32Target ob = target(out, b, s.L, s.Ev, out_buffer, false);
             for (std::int64_t i0 = 0; i0 < s.L; i0 += rows) {
                 const std::int64_t n = std::min(rows, s.L - i0), keys = keys_of_block(s, i0 + n, causal);
-                gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qb + i0 * s.E, s.E, kb, s.E, 0.0, p.data(), keys);
+                gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qb.data + i0 * qb.ld, qb.ld, kb.data, kb.ld, 0.0, p.data(),
+                                   keys);
                 for (std::int64_t i = 0; i < n; ++i)
                     lse[b * s.L + i0 + i] = softmax_row(p.data() + i * keys, keys_seen(s, i0 + i, causal), keys);
-                gemm<float, float>(Transpose::no, Transpose::no, n, s.Ev, keys, 1.0, p.data(), keys, vb, s.Ev, 0.0, out + (b * s.L + i0) * s.Ev,
-                                   s.Ev);
+                gemm<float, float>(Transpose::no, Transpose::no, n, s.Ev, keys, 1.0, p.data(), keys, vb.data, vb.ld, 0.0, ob.data + i0 * ob.ld,
+                                   ob.ld);
             }
+            store_rows(ob, out, b, s.L, s.Ev);
         }
     });
 }
 
 namespace {
 
-// One block of query rows [i0, i0 + n) of problem b, whose rows see keys [0, keys): dq for these
-// rows, and their shares of dk and dv added into dk and dv (rows [0, keys)).
+// One problem's arrays as f32, and a block of its query rows [i0, i0 + n) whose rows see keys
+// [0, keys): dq for these rows, and their shares of dk and dv added into dk and dv.
 struct BackwardBlock {
-    const float *q, *k, *v, *dout, *lse;  // problem b's arrays
-    float *dq, *dk, *dv;
+    F32Rows q, k, v, dout;
+    const float* lse;
+    F32Target dq, dk, dv;
     std::int64_t i0, n, keys;
 };
 
 void backward_block(const AttentionSizes& s, const BackwardBlock& blk, float scale, bool causal, float* p, float* dp)
 {
     const std::int64_t i0 = blk.i0, n = blk.n, keys = blk.keys;
-    const float* qi = blk.q + i0 * s.E;
-    const float* gi = blk.dout + i0 * s.Ev;
-    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qi, s.E, blk.k, s.E, 0.0, p, keys);
+    const float* qi = blk.q.data + i0 * blk.q.ld;
+    const float* gi = blk.dout.data + i0 * blk.dout.ld;
+    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qi, blk.q.ld, blk.k.data, blk.k.ld, 0.0, p, keys);
     for (std::int64_t i = 0; i < n; ++i) probabilities_row(p + i * keys, keys_seen(s, i0 + i, causal), keys, blk.lse[i0 + i]);
     // dv += P^T dout, dP = dout v^T.
-    gemm<float, float>(Transpose::yes, Transpose::no, keys, s.Ev, n, 1.0, p, keys, gi, s.Ev, 1.0, blk.dv, s.Ev);
-    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.Ev, 1.0, gi, s.Ev, blk.v, s.Ev, 0.0, dp, keys);
+    gemm<float, float>(Transpose::yes, Transpose::no, keys, s.Ev, n, 1.0, p, keys, gi, blk.dout.ld, 1.0, blk.dv.data, blk.dv.ld);
+    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.Ev, 1.0, gi, blk.dout.ld, blk.v.data, blk.v.ld, 0.0, dp, keys);
     // Through the softmax: dS = P (dP - sum_j P dP) scale, in dp's place.
     for (std::int64_t i = 0; i < n; ++i) {
         const float* pr = p + i * keys;
@@ -97,30 +151,57 @@ void backward_block(const AttentionSizes& s, const BackwardBlock& blk, float sca
         for (std::int64_t j = 0; j < keys; ++j) dr[j] = pr[j] * (dr[j] - dot) * scale;
     }
     // dq = dS k, dk += dS^T q.
-    gemm<float, float>(Transpose::no, Transpose::no, n, s.E, keys, 1.0, dp, keys, blk.k, s.E, 0.0, blk.dq + i0 * s.E, s.E);
-    gemm<float, float>(Transpose::yes, Transpose::no, keys, s.E, n, 1.0, dp, keys, qi, s.E, 1.0, blk.dk, s.E);
+    gemm<float, float>(Transpose::no, Transpose::no, n, s.E, keys, 1.0, dp, keys, blk.k.data, blk.k.ld, 0.0, blk.dq.data + i0 * blk.dq.ld,
+                       blk.dq.ld);
+    gemm<float, float>(Transpose::yes, Transpose::no, keys, s.E, n, 1.0, dp, keys, qi, blk.q.ld, 1.0, blk.dk.data, blk.dk.ld);
 }
+
+// A thread's buffers: the block's probabilities and their gradient, and the widened inputs and
+// buffered outputs of 16-bit problems.
+struct BackwardBuffers {
+    std::vector<float> p, dp, q, k, v, dout, dq, dk, dv;
+};
 
 }  // namespace
 
-void attention_backward(const AttentionSizes& s, const float* q, const float* k, const float* v, const float* dout, const float* lse,
-                        float scale, bool causal, float* dq, float* dk, float* dv)
+template <class T>
+void attention_backward(const AttentionSizes& s, AttentionRows<const T> q, AttentionRows<const T> k, AttentionRows<const T> v,
+                        AttentionRows<const T> dout, const float* lse, float scale, bool causal, AttentionRows<T> dq, AttentionRows<T> dk,
+                        AttentionRows<T> dv)
 {
     const std::int64_t rows = block_rows(s, causal);
     run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
-        std::vector<float> p(std::size_t(rows * s.S)), dp(std::size_t(rows * s.S));
+        BackwardBuffers buf;
+        buf.p.resize(std::size_t(rows * s.S));
+        buf.dp.resize(std::size_t(rows * s.S));
         for (std::int64_t b = first; b < last; ++b) {
-            BackwardBlock blk{q + b * s.L * s.E,  k + b * s.S * s.E,  v + b * s.S * s.Ev, dout + b * s.L * s.Ev, lse + b * s.L,
-                              dq + b * s.L * s.E, dk + b * s.S * s.E, dv + b * s.S * s.Ev, 0, 0, 0};
-            std::fill(blk.dk, blk.dk + s.S * s.E, 0.0f);  // the blocks add their shares into dk and dv
-            std::fill(blk.dv, blk.dv + s.S * s.Ev, 0.0f);
+            BackwardBlock blk{widened(q, b, s.L, s.E, buf.q),      widened(k, b, s.S, s.E, buf.k),
+                              widened(v, b, s.S, s.Ev, buf.v),     widened(dout, b, s.L, s.Ev, buf.dout),
+                              lse + b * s.L,                       target(dq, b, s.L, s.E, buf.dq, false),
+                              target(dk, b, s.S, s.E, buf.dk, true), target(dv, b, s.S, s.Ev, buf.dv, true),
+                              0,                                   0,
+                              0};
             for (blk.i0 = 0; blk.i0 < s.L; blk.i0 += rows) {
                 blk.n = std::min(rows, s.L - blk.i0);
                 blk.keys = keys_of_block(s, blk.i0 + blk.n, causal);
-                backward_block(s, blk, scale, causal, p.data(), dp.data());
+                backward_block(s, blk, scale, causal, buf.p.data(), buf.dp.data());
             }
+            store_rows(blk.dq, dq, b, s.L, s.E);
+            store_rows(blk.dk, dk, b, s.S, s.E);
+            store_rows(blk.dv, dv, b, s.S, s.Ev);
         }
     });
 }
+
+#define TINYAMP_ATTENTION_KERNELS(T)                                                                                                \
+    template void attention_forward<T>(const AttentionSizes&, AttentionRows<const T>, AttentionRows<const T>, AttentionRows<const T>, \
+                                       float, bool, AttentionRows<T>, float*);                                                     \
+    template void attention_backward<T>(const AttentionSizes&, AttentionRows<const T>, AttentionRows<const T>, AttentionRows<const T>, \
+                                        AttentionRows<const T>, const float*, float, bool, AttentionRows<T>, AttentionRows<T>,        \
+                                        AttentionRows<T>);
+TINYAMP_ATTENTION_KERNELS(float)
+TINYAMP_ATTENTION_KERNELS(BFloat16)
+TINYAMP_ATTENTION_KERNELS(Half)
+#undef TINYAMP_ATTENTION_KERNELS
 
 }  // namespace tinyamp::kernels::cpu

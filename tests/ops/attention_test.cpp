@@ -311,6 +311,31 @@ TEST_CASE("without a mask the CPU attention kernel runs: values and gradients wi
     set_num_threads(threads);
 }
 
+TEST_CASE("the kernel reads a GPT's head views of qkv in place: the bits of their contiguous copies, outputs laid out [B, T, H, D]")
+{
+    // q, k, v = qkv.narrow(2, i C, C).view(B, T, H, D).transpose(1, 2), as nn::CausalSelfAttention makes them.
+    const std::int64_t B = 2, T = 40, H = 3, D = 8, C = H * D;
+    for (DType d : {f32, bf16, f16}) {
+        INFO(std::string(dtype_name(d)));
+        Generator gen(29);
+        const Tensor qkv_values = randn({B, T, 3 * C}, f32, gen).to(d), g = randn({B, H, T, D}, f32, gen).to(d);
+        const auto heads = [&](const Tensor& qkv, std::int64_t i) { return qkv.narrow(2, i * C, C).view({B, T, H, D}).transpose(1, 2); };
+        const Tensor strided = qkv_values.detach().requires_grad_();
+        std::vector<Tensor> copies{heads(qkv_values, 0).contiguous().requires_grad_(), heads(qkv_values, 1).contiguous().requires_grad_(),
+                                   heads(qkv_values, 2).contiguous().requires_grad_()};
+        const Tensor y = scaled_dot_product_attention(heads(strided, 0), heads(strided, 1), heads(strided, 2), Tensor(), 0.0, true);
+        const Tensor y_copies = scaled_dot_product_attention(copies[0], copies[1], copies[2], Tensor(), 0.0, true);
+        CHECK(y.to_vector() == y_copies.to_vector());
+        CHECK(y.transpose(1, 2).is_contiguous());  // merging the heads back is a view
+        y.backward(g);
+        y_copies.backward(g);
+        for (std::int64_t i = 0; i < 3; ++i) {
+            INFO("input " << i);
+            CHECK(heads(strided.grad(), i).to_vector() == copies[std::size_t(i)].grad().to_vector());
+        }
+    }
+}
+
 TEST_CASE("a NaN in one query row makes that row of the output NaN, and only that row (the kernel's softmax keeps NaN)")
 {
     Generator gen(23);

@@ -1,7 +1,7 @@
 // Scaled dot-product attention: the fused op (SdpaOp) and the composition of ops it is checked
 // against. In f32 (also for f16/bf16 inputs) without a mask, forward and backward run the CPU
 // attention kernel (kernels/cpu/attention_kernel.h: the batch's problems split between threads,
-// the logits never stored for the whole batch). Otherwise the fused forward runs two GEMMs
+// the logits never stored for the whole batch; attention_on_kernel.h: the inputs read in place). Otherwise the fused forward runs two GEMMs
 // (gemm_into) in the compute type with the mask and the softmax between them, one row of logits
 // at a time, and its backward is written with ops in the compute type. Both backwards recompute
 // the probabilities from the saved log-sum-exp of each row, as FlashAttention's does.
@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/attention_kernel.h"
 #include "tinyamp/support/grad_mode.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"
+#include "tinyamp/ops/attention_on_kernel.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/matmul.h"
 #include "tinyamp/ops/reduce.h"
@@ -149,46 +149,6 @@ void masked_softmax_rows(Tensor& p, Tensor& lse, const Tensor& mask, bool is_cau
         }
 }
 
-// The attention kernel (kernels/cpu/attention_kernel.h) takes f32 problems without a mask whose
-// query, key and value have the same batch dims (no broadcasting between them): the GPT's case.
-bool attention_kernel_applies(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, DType compute)
-{
-    return compute == DType::f32 && !mask.defined() && k.size(-2) > 0 && leading_dims(q) == leading_dims(k) &&
-           leading_dims(q) == leading_dims(v);
-}
-
-kernels::cpu::AttentionSizes attention_sizes(const Tensor& q, const Tensor& k, const Tensor& v)
-{
-    return {numel(leading_dims(q)), q.size(-2), k.size(-2), q.size(-1), v.size(-1)};
-}
-
-// The forward on the kernel: the output (f32) and each row's log-sum-exp.
-std::pair<Tensor, Tensor> kernel_forward(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool is_causal)
-{
-    const Tensor qc = layout::contiguous(layout::convert(q, DType::f32)), kc = layout::contiguous(layout::convert(k, DType::f32)),
-                 vc = layout::contiguous(layout::convert(v, DType::f32));
-    Shape out_shape = q.shape(), lse_shape = leading_dims(q);
-    out_shape.back() = v.size(-1);
-    lse_shape.push_back(q.size(-2));
-    Tensor out = empty(out_shape, DType::f32), lse = empty(lse_shape, DType::f32);
-    kernels::cpu::attention_forward(attention_sizes(q, k, v), qc.data_ptr<float>(), kc.data_ptr<float>(), vc.data_ptr<float>(), float(scale),
-                                    is_causal, out.data_ptr<float>(), lse.data_ptr<float>());
-    return {out, lse};
-}
-
-// The backward on the kernel: the gradients of q, k and v, each in its input's dtype.
-std::vector<Tensor> kernel_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& lse, const Tensor& grad, double scale,
-                                    bool is_causal)
-{
-    const auto f32_contiguous = [](const Tensor& t) { return layout::contiguous(layout::convert(t, DType::f32)); };
-    const Tensor qc = f32_contiguous(q), kc = f32_contiguous(k), vc = f32_contiguous(v), g = f32_contiguous(grad);
-    Tensor dq = empty(q.shape(), DType::f32), dk = empty(k.shape(), DType::f32), dv = empty(v.shape(), DType::f32);
-    kernels::cpu::attention_backward(attention_sizes(q, k, v), qc.data_ptr<float>(), kc.data_ptr<float>(), vc.data_ptr<float>(),
-                                     g.data_ptr<float>(), layout::contiguous(lse).data_ptr<float>(), float(scale), is_causal,
-                                     dq.data_ptr<float>(), dk.data_ptr<float>(), dv.data_ptr<float>());
-    return {layout::convert(dq, q.dtype()), layout::convert(dk, k.dtype()), layout::convert(dv, v.dtype()), Tensor()};
-}
-
 struct SdpaOp {
     static constexpr const char* name = "scaled_dot_product_attention";
     struct Saved {
@@ -207,10 +167,10 @@ struct SdpaOp {
         const DType c = q.dtype() == DType::f64 ? DType::f64 : DType::f32;
         ctx.saved.scale = factor;
         ctx.saved.is_causal = is_causal;
-        if (attention_kernel_applies(q, k, v, mask, c)) {
-            auto [out, lse] = kernel_forward(q, k, v, factor, is_causal);
+        if (detail::attention_kernel_applies(q, k, v, mask)) {
+            auto [out, lse] = detail::attention_kernel_forward(q, k, v, factor, is_causal);  // f16/bf16 rounded once, inside
             ctx.save_for_backward({q, k, v, mask, lse});
-            return layout::convert(out, q.dtype());  // the one rounding of f16/bf16
+            return out;
         }
         const Tensor kc = layout::convert(k, c);
         const Shape logits_shape = s.logits();
@@ -239,8 +199,11 @@ struct SdpaOp {
         const DType c = lse.dtype();
         // The kernel, unless backward itself is being recorded (create_graph: the ops below can be
         // differentiated again, the kernel cannot).
-        if (attention_kernel_applies(q, k, v, mask, c) && !is_grad_enabled())
-            return kernel_backward(q, k, v, lse, grad, scale, ctx.saved.is_causal);
+        if (detail::attention_kernel_applies(q, k, v, mask) && !is_grad_enabled()) {
+            std::vector<Tensor> grads = detail::attention_kernel_backward(q, k, v, lse, grad, scale, ctx.saved.is_causal);
+            grads.emplace_back();  // no mask, no gradient for it
+            return grads;
+        }
         const Tensor qc = q.to(c), kc = k.to(c), vc = v.to(c), g = grad.to(c);
         // The probabilities again, exp(logit - lse): 0 where masked (exp(-inf)) and in rows with
         // every key masked (lse = +inf there).
