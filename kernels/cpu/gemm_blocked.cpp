@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <thread>
+#include <type_traits>
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/panel_transpose.h"
@@ -245,31 +246,60 @@ void pack_bf16_tile_rows(View<BFloat16> x, std::int64_t row0, std::int64_t rows,
     }
 }
 
+namespace {
+
+// One row of the epilogue in one pass: v = alpha * s, then + beta * old, + the column's bias, +
+// the row's bias, each step rounded to f32 as gemm_reference does, in that order. `old` may be
+// `value` itself (an f32 C updated in place): each element is read before it is written.
+template <bool kBeta, bool kColumnBias, bool kRowBias>
+void epilogue_row(const float* s, const float* old, float alpha, float beta, const float* column_bias, float row_bias, float* value,
+                  std::int64_t cols)
+{
+    for (std::int64_t j = 0; j < cols; ++j) {
+        float v = alpha * s[j];
+        if constexpr (kBeta) v += beta * old[j];
+        if constexpr (kColumnBias) v += column_bias[j];
+        if constexpr (kRowBias) v += row_bias;
+        value[j] = v;
+    }
+}
+
+using EpilogueRow = void (*)(const float*, const float*, float, float, const float*, float, float*, std::int64_t);
+
+// The loop for this block's epilogue: which of beta and the two biases take part.
+EpilogueRow epilogue_row_for(bool beta, bool column_bias, bool row_bias)
+{
+    constexpr EpilogueRow rows[2][2][2] = {
+        {{epilogue_row<false, false, false>, epilogue_row<false, false, true>}, {epilogue_row<false, true, false>, epilogue_row<false, true, true>}},
+        {{epilogue_row<true, false, false>, epilogue_row<true, false, true>}, {epilogue_row<true, true, false>, epilogue_row<true, true, true>}}};
+    return rows[beta][column_bias][row_bias];
+}
+
+}  // namespace
+
 template <class Out>
 void store_block(const float* sum, std::int64_t ld_sum, std::int64_t rows, std::int64_t cols, float alpha, float beta, BlockBias bias,
                  Out* c, std::int64_t ldc, float* scratch)
 {
-    float* old = scratch + cols;  // C's old row, when beta != 0
+    float* old = scratch + cols;  // C's old row, when beta != 0 and C is f16/bf16
     // C = sum, the common case (alpha 1, beta 0, no bias): one rounding pass, nothing to compute.
     if (epilogue_is_a_copy(alpha, beta, bias.per_column || bias.per_row)) {
         for (std::int64_t i = 0; i < rows; ++i) narrow(sum + i * ld_sum, c + i * ldc, cols);
         return;
     }
-    // The same operations, in the same order, as gemm_reference: each one rounded to f32.
+    // The same operations, in the same order, as gemm_reference: each one rounded to f32, in one
+    // pass over the row (C is written once, and read once when beta != 0).
+    const EpilogueRow row_epilogue = epilogue_row_for(beta != 0.0f, bias.per_column != nullptr, bias.per_row != nullptr);
     for (std::int64_t i = 0; i < rows; ++i) {
         Out* c_row = c + i * ldc;
-        float* value = scratch;  // the row being computed; an f32 C is its own (one pass, no copy)
-        if constexpr (std::is_same_v<Out, float>) value = c_row;
-        const float* s = sum + i * ld_sum;
-        if (beta != 0.0f) widen(c_row, old, cols);  // only then is C read; before `value` (maybe C itself) is written
-        for (std::int64_t j = 0; j < cols; ++j) value[j] = alpha * s[j];
-        if (beta != 0.0f)
-            for (std::int64_t j = 0; j < cols; ++j) value[j] += beta * old[j];
-        if (bias.per_column)
-            for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_column[j];
-        if (bias.per_row)
-            for (std::int64_t j = 0; j < cols; ++j) value[j] += bias.per_row[i];
-        if constexpr (!std::is_same_v<Out, float>) narrow(value, c_row, cols);
+        const float row_bias = bias.per_row ? bias.per_row[i] : 0.0f;
+        if constexpr (std::is_same_v<Out, float>) {  // an f32 C is its own old row and its own result
+            row_epilogue(sum + i * ld_sum, c_row, alpha, beta, bias.per_column, row_bias, c_row, cols);
+        } else {
+            if (beta != 0.0f) widen(c_row, old, cols);  // only then is C read
+            row_epilogue(sum + i * ld_sum, old, alpha, beta, bias.per_column, row_bias, scratch, cols);
+            narrow(scratch, c_row, cols);
+        }
     }
 }
 
