@@ -145,7 +145,7 @@ void time_one_size(std::int64_t n, int threads, const bench::tuning::Options& op
 }
 
 using Timed = bench::phases::Timed<avx512::Kernel<>>;
-static_assert(!blocked::reads_a_in_place<Timed>, "the f32 kernel packs op(A): so must its timed twin");
+static_assert(blocked::reads_a_in_place<Timed>, "the f32 kernel reads a row-major op(A) in place: so must its timed twin");
 
 void print_phases(std::int64_t n, int threads, const bench::tuning::Options& options)
 {

@@ -26,6 +26,7 @@
 #include <tinyamp/values/dtype.h>
 
 #include "bench/tuning_harness.h"
+#include "kernels/cpu/gemm_blocked.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -122,8 +123,8 @@ struct Timed : TimedBase<K> {};
 
 template <class K>
 struct Timed<K, true> : TimedBase<K> {
-    static void run_a_in_place(std::int64_t kc, const BFloat16* a, std::int64_t lda, const typename K::Packed* b, float* c,
-                               std::int64_t ldc, bool first)
+    static void run_a_in_place(std::int64_t kc, const kernels::cpu::blocked::in_place_input_t<K>* a, std::int64_t lda,
+                               const typename K::Packed* b, float* c, std::int64_t ldc, bool first)
     {
         const std::uint64_t start = ticks();
         K::run_a_in_place(kc, a, lda, b, c, ldc, first);

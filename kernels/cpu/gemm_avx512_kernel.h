@@ -82,6 +82,27 @@ struct Kernel {
         }
         tile.store(c, ldc);
     }
+
+    /// run() reading op(A) where it lies (gemm_blocked.h decides when): row i of the micro-panel
+    /// starts at a + i * lda, at the k block's first value. The same multiply-adds in the same
+    /// order as run() over the packed panel, so the same bits; no packing pass over op(A).
+    __attribute__((target("avx512f,fma"))) static void run_a_in_place(std::int64_t kc, const float* a, std::int64_t lda, const float* b,
+                                                                      float* c, std::int64_t ldc, bool first)
+    {
+        Avx512Tile<int(MR)> tile;
+        tile.load(c, ldc, first);
+        for (std::int64_t p = 0; p < kc; ++p) {
+            const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
+            for (int i = 0; i < MR; ++i) {
+                const __m512 a_i = _mm512_set1_ps(a[i * lda + p]);
+                tile.acc[i][0] = _mm512_fmadd_ps(a_i, b0, tile.acc[i][0]);
+                tile.acc[i][1] = _mm512_fmadd_ps(a_i, b1, tile.acc[i][1]);
+            }
+            b += NR;
+        }
+        tile.store(c, ldc);
+    }
 };
 
 #endif

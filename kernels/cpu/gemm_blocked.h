@@ -95,8 +95,8 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 // (MC a multiple of MR, NC of NR; KC counts packed units); and
 //   static void run(std::int64_t kc, const Packed* a, const Packed* b, float* c, std::int64_t ldc, bool first)
 // which sets the MR x NR tile c (row stride ldc) to (first ? 0 : c) + the sum over kc units of a x b.
-// A bf16 kernel may also provide (each optional, found with `requires`; amx has all, avx512_bf16
-// run_a_in_place):
+// A kernel may also provide (each optional, found with `requires`; amx has all, avx512_bf16 and
+// the avx512 f32 kernel run_a_in_place):
 //   KU                   kc is always a multiple of KU: the packing pads k with zero units (default 1)
 //   a_in_tile_rows       true: op(A) packed by pack_bf16_tile_rows (default: the same as op(B))
 //   rows_outer           true: in a block, the loop over A micro-panels is the outer one, so one
@@ -110,7 +110,8 @@ std::vector<float> widened_bias(const Out* bias, std::int64_t from, std::int64_t
 //   run_a_in_place(kc, a, lda, b, c, ldc, first)
 //                        run() reading op(A) where it lies (a: the micro-panel's first row at the
 //                        k block's first value, lda its row stride), used when op(A) is row-major
-//                        bf16 in whole kernel steps and whole MR-row panels: op(A) is not packed
+//                        in the kernel's own input (in_place_input_t: bf16 for pairs, f32 for an f32
+//                        kernel), in whole kernel steps and whole MR-row panels: op(A) is not packed
 template <class Kernel>
 constexpr bool pairs_of_bf16 = std::is_same_v<typename Kernel::Packed, std::uint32_t>;
 template <class Kernel>
@@ -121,6 +122,10 @@ constexpr std::int64_t unit_step()
 }
 template <class Kernel>
 constexpr bool reads_a_in_place = requires { &Kernel::run_a_in_place; };
+/// The input a kernel reads where it lies: bf16 for a kernel of bf16 pairs, f32 for an f32 one
+/// (an f16 or bf16 op(A) for an f32 kernel must be widened, so packed).
+template <class Kernel>
+using in_place_input_t = std::conditional_t<pairs_of_bf16<Kernel>, BFloat16, float>;
 template <class Kernel>
 constexpr bool rows_outer()
 {
@@ -218,7 +223,7 @@ void publish_block(std::uint32_t& state);
 template <class Kernel, class In, class Out>
 bool reads_a_where_it_lies(const GemmProblem<In, Out>& pr, std::int64_t rows)
 {
-    if constexpr (reads_a_in_place<Kernel> && std::is_same_v<In, BFloat16>) {
+    if constexpr (reads_a_in_place<Kernel> && std::is_same_v<In, in_place_input_t<Kernel>>) {
         constexpr std::int64_t values_per_unit = pairs_of_bf16<Kernel> ? 2 : 1;
         return pr.trans_a == Transpose::no && pr.k % (unit_step<Kernel>() * values_per_unit) == 0 && rows % Kernel::MR == 0 &&
                pr.lda * std::int64_t(sizeof(In)) <= kInPlaceMaxRowBytes;
@@ -280,7 +285,7 @@ void gemm_range(const GemmProblem<In, Out>& pr, std::int64_t i0, std::int64_t i1
     // A kernel that can read op(A) in place does so when op(A) is row-major (its rows are the
     // runs of k the kernel reads), k is whole kernel steps (no padding to add), the rows are
     // whole panels (none to add) and close together (kInPlaceMaxRowBytes): then op(A) is not packed.
-    constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, BFloat16>;
+    constexpr bool can_read_a_in_place = reads_a_in_place<K> && std::is_same_v<In, in_place_input_t<K>>;
     const bool a_in_place = reads_a_where_it_lies<K>(pr, i1 - i0);
     const std::int64_t rows_padded = round_up(i1 - i0, K::MR);
     // Rows of op(A) packed at once: all of them, chunks of them when they do not fit (done one
