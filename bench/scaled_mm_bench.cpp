@@ -159,6 +159,10 @@ void register_scaled_mm_benchmarks()
 
 void print_scaled_mm_table(std::ostream& out, const ResultCollector& results)
 {
+    bool any = false;  // a --benchmark_filter that left every case out: no table, not an empty one
+    for (std::int64_t n : kScaledMmSizes)
+        for (ScaledMmCase c : kScaledMmCases) any = any || results.find(scaled_mm_bench_name(c, n)) != nullptr;
+    if (!any) return;
     out << "\nScaled FP8 matrix product (kernels/cpu/scaled_mm.h), N x N x N, 2 threads, median of 5:\n";
     char line[160];
     std::snprintf(line, sizeof line, "  %6s  %-27s %10s %10s %12s\n", "N", "case", "median ms", "vs f32", "operand MiB");

@@ -6,10 +6,12 @@
 # docs/benchmarks.md explains every figure).
 # Where PyTorch is installed (`python3 -c 'import torch'` works), bench/pytorch_peer.py first times
 # the same cases in PyTorch and the summary adds tinyamp / PyTorch ratios. PyTorch is never required.
+# In a virtual environment: TINYAMP_BENCH_PYTHON=../torchenv/bin/python scripts/bench.sh
 #   scripts/bench.sh                                     everything
 #   scripts/bench.sh --benchmark_filter='gemm/.*/n:1024'   a subset (any Google Benchmark flag passes
 #                                                        through; the filter also picks PyTorch's cases)
 #   TINYAMP_BENCH_PYTORCH=0 scripts/bench.sh             without PyTorch, even where it is installed
+#   TINYAMP_BENCH_PYTHON=PATH scripts/bench.sh           PyTorch from that Python (a venv's bin/python)
 # Run it on a quiet machine: other work on the same cores changes the figures, two-thread ones most.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,18 +32,20 @@ cmake --build "$build_dir" -j "$jobs" --target tinyamp-bench tinyamp-amx-tuning 
 
 # PyTorch as a peer, where it is installed. It runs first, alone, so neither run takes the other's cores.
 pytorch_results=()
+python="${TINYAMP_BENCH_PYTHON:-python3}"
 if [ "${TINYAMP_BENCH_PYTORCH:-1}" = 0 ]; then
   echo "PyTorch: left out (TINYAMP_BENCH_PYTORCH=0)"
-elif ! python3 -c 'import torch' >/dev/null 2>&1; then
-  echo "PyTorch not installed: no PyTorch peer in this run (pip install torch adds it as a peer)"
+elif ! "$python" -c 'import torch' >/dev/null 2>&1; then
+  echo "PyTorch not found by $python: no PyTorch peer in this run (pip install torch adds it; for a virtual" \
+    "environment, TINYAMP_BENCH_PYTHON=path/to/venv/bin/python)"
 else
   filter=""
   for arg in "$@"; do
     case "$arg" in --benchmark_filter=*) filter="${arg#--benchmark_filter=}" ;; esac
   done
   results_file="$build_dir/pytorch-results.json"
-  echo "== python3 bench/pytorch_peer.py --filter='$filter' > $results_file"
-  if python3 "$root/bench/pytorch_peer.py" --filter="$filter" >"$results_file"; then
+  echo "== $python bench/pytorch_peer.py --filter='$filter' > $results_file"
+  if "$python" "$root/bench/pytorch_peer.py" --filter="$filter" >"$results_file"; then
     pytorch_results=(--pytorch-results="$results_file")
   else
     echo "PyTorch: bench/pytorch_peer.py failed (exit $?): no PyTorch peer in this run"
