@@ -1,9 +1,10 @@
 // Scaled dot-product attention: the fused op (SdpaOp) and the composition of ops it is checked
 // against. In f32 (also for f16/bf16 inputs) without a mask, forward and backward run the CPU
 // attention kernel (kernels/cpu/attention_kernel.h: the batch's problems split between threads,
-// the logits never stored for the whole batch; attention_on_kernel.h: the inputs read in place). Otherwise the fused forward runs two GEMMs
-// (gemm_into) in the compute type with the mask and the softmax between them, one row of logits
-// at a time, and its backward is written with ops in the compute type. Both backwards recompute
+// the logits never stored for the whole batch; attention_on_kernel.h: the inputs read in place).
+// Otherwise the fused forward runs two GEMMs (gemm_into) in the compute type with the mask and
+// the softmax between them, one row of logits at a time, and its backward is written with ops in
+// the compute type. Both backwards recompute
 // the probabilities from the saved log-sum-exp of each row, as FlashAttention's does.
 #include "tinyamp/ops/attention.h"
 
@@ -45,17 +46,6 @@ struct AttentionShape {
     Shape logits() const { return with(L, S); }
 };
 
-Shape leading_dims(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
-
-bool broadcastable(const Shape& x, const Shape& y)
-{
-    for (std::size_t i = 1; i <= std::min(x.size(), y.size()); ++i) {
-        const std::int64_t p = x[x.size() - i], q = y[y.size() - i];
-        if (p != q && p != 1 && q != 1) return false;
-    }
-    return true;
-}
-
 // PyTorch's argument rules, with errors that say what to change. Both implementations check
 // the same way, so they refuse the same calls.
 AttentionShape check_attention(const char* op, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
@@ -70,7 +60,7 @@ AttentionShape check_attention(const char* op, const Tensor& q, const Tensor& k,
                   " must have the same last dimension E (", q.size(-1), " vs ", k.size(-1), ")");
     TINYAMP_CHECK(k.size(-2) == v.size(-2), shape, op, ": key ", shape_str(k.shape()), " and value ", shape_str(v.shape()),
                   " must have the same number of keys S in their second to last dimension (", k.size(-2), " vs ", v.size(-2), ")");
-    const Shape qb = leading_dims(q), kb = leading_dims(k), vb = leading_dims(v);
+    const Shape qb = detail::batch_dims(q), kb = detail::batch_dims(k), vb = detail::batch_dims(v);
     TINYAMP_CHECK(broadcastable(qb, kb) && broadcastable(broadcast_shapes(qb, kb), vb), shape, op, ": the batch dimensions of query ",
                   shape_str(q.shape()), ", key ", shape_str(k.shape()), " and value ", shape_str(v.shape()),
                   " do not broadcast (sizes must be equal, or one of them 1)");

@@ -5,17 +5,18 @@
 #include <numeric>
 
 #include "kernels/cpu/attention_kernel.h"
+#include "tinyamp/ops/matmul.h"  // batch_dims
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 
 namespace tinyamp::detail {
 namespace {
 
-Shape batch_dims(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
-
 // A tensor [..., rows, cols] as the kernel reads it: each problem's offset (the batch dims in
 // row-major order) and the row stride. A tensor whose elements are not one after another in its
-// last dim is copied first.
+// last dim is copied first. An offset per problem, not matmul's as_stack (one batch stride):
+// a GPT's heads, qkv.view(B, T, H, D).transpose(1, 2), have batch dims [B, H] with strides
+// [T * 3C, D] that merge into no single stride, so as_stack would copy them.
 struct StackedRows {
     Tensor tensor;
     std::vector<std::int64_t> offsets;

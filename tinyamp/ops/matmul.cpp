@@ -26,8 +26,6 @@ using kernels::cpu::Transpose;
 
 // ---------------------------------------------------------------- shapes
 
-Shape batch_of(const Tensor& m) { return Shape(m.shape().begin(), m.shape().end() - 2); }  // m is at least 2-D
-
 // The number of rows x has when its last dim is taken as the columns: the product of the others.
 std::int64_t leading_size(const Tensor& x) { return numel(Shape(x.shape().begin(), x.shape().end() - 1)); }
 
@@ -37,15 +35,6 @@ bool broadcasts_to(const Shape& from, const Shape& to)
     if (from.size() > to.size()) return false;
     for (std::size_t i = 1; i <= from.size(); ++i)
         if (from[from.size() - i] != 1 && from[from.size() - i] != to[to.size() - i]) return false;
-    return true;
-}
-
-bool broadcastable(const Shape& x, const Shape& y)
-{
-    for (std::size_t i = 1; i <= std::min(x.size(), y.size()); ++i) {
-        const std::int64_t p = x[x.size() - i], q = y[y.size() - i];
-        if (p != q && p != 1 && q != 1) return false;
-    }
     return true;
 }
 
@@ -61,7 +50,7 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b)
 // a [..., M, K] · b [..., K, N]: the broadcast batch dims, then [M, N].
 Shape product_shape(const Tensor& a, const Tensor& b)
 {
-    Shape shape = broadcast_shapes(batch_of(a), batch_of(b));
+    Shape shape = broadcast_shapes(detail::batch_dims(a), detail::batch_dims(b));
     shape.push_back(a.size(-2));
     shape.push_back(b.size(-1));
     return shape;
@@ -109,6 +98,8 @@ GemmOperand transposed_matrix_operand(const Tensor& matrix)
 }  // namespace
 
 namespace detail {
+
+Shape batch_dims(const Tensor& m) { return Shape(m.shape().begin(), m.shape().end() - 2); }
 
 Tensor as_stack(const Tensor& m, const Shape& batch)
 {
@@ -214,13 +205,14 @@ struct MatmulOp {
         check_inner(name, a, b);
         const Tensor a2 = a.dim() == 1 ? layout::unsqueeze(a, 0) : a;  // a vector first is a row [1, K]
         const Tensor b2 = b.dim() == 1 ? layout::unsqueeze(b, 1) : b;  // a vector second is a column [K, 1]
-        TINYAMP_CHECK(broadcastable(batch_of(a2), batch_of(b2)), shape, "matmul: shapes ", shape_str(a.shape()), " and ",
-                      shape_str(b.shape()), " cannot be multiplied: their batch dimensions ", shape_str(batch_of(a2)), " and ",
-                      shape_str(batch_of(b2)), " do not broadcast (sizes must be equal, or one of them 1)");
+        const Shape batch_a = detail::batch_dims(a2), batch_b = detail::batch_dims(b2);
+        TINYAMP_CHECK(broadcastable(batch_a, batch_b), shape, "matmul: shapes ", shape_str(a.shape()), " and ", shape_str(b.shape()),
+                      " cannot be multiplied: their batch dimensions ", shape_str(batch_a), " and ", shape_str(batch_b),
+                      " do not broadcast (sizes must be equal, or one of them 1)");
         ctx.save_for_backward({a, b});
         Tensor out = empty(product_shape(a2, b2), a.dtype(), device);
         gemm_into(a2, b2, out);
-        Shape shape = broadcast_shapes(batch_of(a2), batch_of(b2));  // then drop the dims the vectors gained
+        Shape shape = broadcast_shapes(batch_a, batch_b);  // then drop the dims the vectors gained
         if (a.dim() > 1) shape.push_back(a.size(-2));
         if (b.dim() > 1) shape.push_back(b.size(-1));
         return layout::view(out, shape);

@@ -50,6 +50,8 @@ void check_same_float_dtype(const char* op, const char* operands, std::initializ
 /// and b [..., K, N] with any strides (batch dims broadcast), out [batch..., M, N] contiguous, all
 /// of one float dtype, on the CPU. Transposed views are read in place.
 void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1.0, double beta = 0.0);
+/// The batch dims of a matrix or a stack of them, m [..., R, C] (at least 2-D): all but the last two.
+Shape batch_dims(const Tensor& m);
 /// m [..., R, C] broadcast to the batch dims `batch` and flattened to a stack [count, R, C]: a
 /// view (batch stride 0 where m is broadcast) unless merging its batch dims needs a copy. The
 /// CPU and CUDA gemm_into both hand batched products to their kernels this way.

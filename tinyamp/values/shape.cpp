@@ -100,6 +100,15 @@ Shape broadcast_shapes(const Shape& a, const Shape& b)
     return out;
 }
 
+bool broadcastable(const Shape& a, const Shape& b)
+{
+    for (std::size_t i = 1; i <= std::min(a.size(), b.size()); ++i) {
+        const std::int64_t sa = a[a.size() - i], sb = b[b.size() - i];
+        if (sa != sb && sa != 1 && sb != 1) return false;
+    }
+    return true;
+}
+
 // Walks the old dimensions from the last, grouping runs of dimensions that are contiguous with
 // each other ("chunks"); each chunk must be covered exactly by consecutive new dimensions, which
 // then get strides inside that chunk. The same algorithm as PyTorch's view.

@@ -34,6 +34,9 @@ Shape infer_size(const Shape& shape, std::int64_t total);
 /// The shape two shapes broadcast to (aligned at the right; each pair of sizes must be equal or
 /// one of them 1), or Error(shape) naming both shapes and the dimension that clashes.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
+/// Whether broadcast_shapes(a, b) has an answer: for ops that check first and then say in their
+/// own words what clashes.
+bool broadcastable(const Shape& a, const Shape& b);
 
 /// The result of view_strides(): strides for the view, or `ok == false` when there is none.
 struct ViewStrides {
