@@ -83,7 +83,10 @@ F32Target target(const AttentionRows<T>& a, std::int64_t b, std::int64_t rows, s
             for (std::int64_t i = 0; i < rows; ++i) std::fill_n(a.problem(b) + i * a.row_stride, cols, 0.0f);
         return {a.problem(b), a.row_stride};
     } else {
-        buffer.assign(static_cast<std::size_t>(rows * cols), 0.0f);
+        if (zeroed)
+            buffer.assign(static_cast<std::size_t>(rows * cols), 0.0f);
+        else
+            buffer.resize(static_cast<std::size_t>(rows * cols));  // every value is written before it is read
         return {buffer.data(), cols};
     }
 }

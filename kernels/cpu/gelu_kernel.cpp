@@ -70,13 +70,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))) void backward_
 }
 #endif
 
-// Arrays from this size on are split between the threads.
-constexpr std::int64_t kMinPart = std::int64_t(1) << 15;
-
+// Split between the threads as every elementwise kernel is (worker_pool.h's grain).
 template <class Run>
 void in_parts(std::int64_t n, Run&& run)
 {
-    run_ranges(n, kMinPart, get_num_threads(), run);
+    run_ranges(n, kElementwiseGrain, get_num_threads(), run);
 }
 
 // Widens 16-bit arrays a block at a time into f32 buffers on the stack, computes there, narrows.
