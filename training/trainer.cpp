@@ -33,27 +33,13 @@ struct Run {
     }
 };
 
-// Exactly-zero elements of a tensor (-0 counts, NaN does not), read in place: this runs after
-// every step, so it makes no copy.
-std::int64_t count_zeros(const Tensor& t)
-{
-    const Tensor dense = t.is_contiguous() ? t : t.contiguous();
-    std::int64_t zeros = 0;
-    visit_float_dtype(dense.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        const T* p = dense.data_ptr<T>();
-        for (std::int64_t i = 0, n = dense.numel(); i < n; ++i) zeros += (double(p[i]) == 0.0);
-    });
-    return zeros;
-}
-
-// Exactly-zero elements among the parameters' gradients: (zeros, total).
+// Exactly-zero elements among the parameters' gradients (-0 counts, NaN does not): (zeros, total).
 std::pair<std::int64_t, std::int64_t> count_zero_grads(const std::vector<Tensor>& params)
 {
     std::int64_t zeros = 0, total = 0;
     for (const Tensor& p : params) {
         if (!p.grad().defined()) continue;
-        zeros += count_zeros(p.grad());
+        zeros += p.grad().numel() - std::int64_t(count_nonzero(p.grad()).item());
         total += p.grad().numel();
     }
     return {zeros, total};

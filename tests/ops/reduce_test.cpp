@@ -90,6 +90,25 @@ TEST_CASE("max and argmax find the first largest element, and NaN wins")
     CHECK(w.grad().to_vector() == std::vector<double>{0, 1, 0});
 }
 
+TEST_CASE("count_nonzero counts x != 0 as PyTorch does: -0 is zero, NaN is not; i64, 0-D, no gradient")
+{
+    const Tensor x = tensor({0.0, -0.0, NAN, 1e-40, -3.0, INFINITY}, {2, 3});
+    for (DType dtype : {f64, f32, f16, bf16}) {
+        CAPTURE(dtype_name(dtype));
+        const Tensor count = count_nonzero(x.to(dtype));
+        CHECK(count.dtype() == i64);
+        CHECK(count.dim() == 0);
+        // 1e-40 is an f32 subnormal and a bf16 one, but below f16's smallest (it rounds to 0 there).
+        CHECK(count.item() == (dtype == f16 ? 3 : 4));
+    }
+    CHECK(count_nonzero(tensor({3.0, 0.0, -2.0}).to(i64)).item() == 2);
+    CHECK(count_nonzero(eq(tensor({1.0, 2.0, 1.0}), 1.0)).item() == 2);
+    CHECK(count_nonzero(x.transpose(0, 1)).item() == 4);  // a strided view counts the same elements
+    CHECK(count_nonzero(zeros({0})).item() == 0);
+    const Tensor w = tensor({1.0, 0.0}).requires_grad_();
+    CHECK_FALSE(count_nonzero(w).requires_grad());
+}
+
 TEST_CASE("reduction errors")
 {
     const Tensor x = ones({2, 3});

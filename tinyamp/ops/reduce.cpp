@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/nonzero_count.h"
 #include "kernels/cpu/reduce_loops.h"
 #include "kernels/cuda/reduce_cuda.h"
 #include "tinyamp/tensor/factories.h"
 #include "tinyamp/tensor/layout.h"
 #include "tinyamp/dispatch/dispatch.h"
+#include "tinyamp/ops/cuda_forward.h"
 #include "tinyamp/ops/elementwise.h"
 #include "tinyamp/ops/type_promotion.h"
 
@@ -186,6 +188,26 @@ struct ArgmaxOp {
     }
 };
 
+// How many elements are not zero: i64, no gradient. On the GPU, x != 0 then a sum of the bools.
+struct CountNonzeroOp {
+    static constexpr const char* name = "count_nonzero";
+    static Tensor forward(Context&, const Tensor& x)
+    {
+        const Device device = op_device(name, {x});
+        if (device.is_cuda()) {
+            const Tensor nonzero = cuda_forward::binary(kernels::BinaryOp::ne, x, zeros({}, x.dtype()), x.dtype(), device);
+            return sum_kernel(nonzero, reduced_dims(name, nonzero, {}), false, 1.0);
+        }
+        const Tensor dense = layout::contiguous(x);
+        Tensor count = empty({}, DType::i64);
+        visit_dtype(x.dtype(), [&](auto tag) {
+            using T = decltype(tag);
+            *count.data_ptr<std::int64_t>() = kernels::cpu::count_nonzero(dense.data_ptr<T>(), dense.numel());
+        });
+        return count;
+    }
+};
+
 // The values at `indices` along `dim` (indices from argmax): differentiable in x. Both use the
 // same [kept dims..., dim] row layout, so row r's maximum is rows[r][indices[r]].
 struct MaxAlongOp {
@@ -270,6 +292,7 @@ Tensor mean(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim
 }
 
 Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim) { return dispatch<ArgmaxOp>(x, dim, keepdim); }
+Tensor count_nonzero(const Tensor& x) { return dispatch<CountNonzeroOp>(x); }
 Tensor argmax(const Tensor& x) { return argmax(x.reshape({-1}), 0, false); }
 
 MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim)

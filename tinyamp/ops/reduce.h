@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Reductions: sum, mean, max and argmax, as torch.sum, torch.mean, torch.max and torch.argmax.
+/// Reductions: sum, mean, max, argmax and count_nonzero, as torch.sum, torch.mean, torch.max,
+/// torch.argmax and torch.count_nonzero.
 ///
 /// f16/bf16 inputs are summed in f32 and the result rounded once into the input's dtype.
 /// A dims list names each dim once (negative counts from the end); a dim out of range or named
@@ -44,6 +45,9 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim = false);
 /// The flat index of the largest element (i64, 0-D; torch.argmax(x)).
 Tensor argmax(const Tensor& x);
+/// How many elements of \p x are not zero (torch.count_nonzero(x) over all dims): i64, 0-D, no
+/// gradient. +0 and -0 count as zero, NaN as nonzero (x != 0, as in PyTorch).
+Tensor count_nonzero(const Tensor& x);
 
 /// Sums \p x down to \p shape (the inverse of broadcasting \p shape up to x's shape): the
 /// gradient of a broadcast input. Returns x itself when the shapes already match; a shape that

@@ -17,7 +17,7 @@ namespace tinyamp {
 inline constexpr std::string_view kBuiltinOps[] = {
     "_amp_foreach_non_finite_check_and_unscale_", "_amp_update_scale_", "add", "addmm", "argmax", "batch_norm",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "bmm", "cat", "clone", "col2im", "conv2d",
-    "cross_entropy", "div", "embedding", "embedding_backward", "eq", "erf", "exp", "expand", "fp8_linear", "ge",
+    "count_nonzero", "cross_entropy", "div", "embedding", "embedding_backward", "eq", "erf", "exp", "expand", "fp8_linear", "ge",
     "gelu", "gelu_backward", "gt", "im2col", "layer_norm", "le", "linear", "log", "log_softmax", "lt", "masked_fill", "matmul", "max",
     "mean", "mm", "mse_loss", "mul", "ne", "neg", "nll_loss", "permute", "pow", "relu", "reshape",
     "scaled_dot_product_attention", "scaled_mm", "select", "sigmoid", "slice", "slice_backward", "softmax", "sqrt",
