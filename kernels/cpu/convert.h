@@ -40,6 +40,10 @@ namespace f16c {  // needs CpuFeatures::f16c
 F32ToF16 f32_to_f16;
 F16ToF32 f16_to_f32;
 }  // namespace f16c
+namespace avx2 {  // needs CpuFeatures::avx2: bf16 by integer rounding, 8 lanes at a time
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
+}  // namespace avx2
 namespace avx512bf16 {  // needs CpuFeatures::avx512bf16
 F32ToBF16 f32_to_bf16;
 BF16ToF32 bf16_to_f32;

@@ -49,6 +49,51 @@ __attribute__((target("avx,f16c"))) void f16_to_f32(const Half* src, float* dst,
 
 }  // namespace f16c
 
+// bf16 on CPUs without AVX-512 BF16 (a Zen 1, a Zen 4 capped by TINYAMP_CPU=avx2): the
+// reference's integer rounding on 8 lanes at a time, so autocast's casts and the widening of bf16
+// operands are not a scalar loop there. Same bits as half_bits.h, NaN and subnormals included.
+namespace avx2 {
+
+__attribute__((target("avx2"))) void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
+{
+    const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
+    const __m256i inf_bits = _mm256_set1_epi32(0x7f800000);
+    const __m256i round_bias = _mm256_set1_epi32(0x7fff);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i quiet_bit = _mm256_set1_epi32(0x0040);
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        const __m256i top = _mm256_srli_epi32(bits, 16);
+        // Round to nearest even: add 0x7fff plus the lowest kept bit, keep the top 16 bits.
+        const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(round_bias, _mm256_and_si256(top, one))), 16);
+        // NaN (|bits| > inf's): the top half, made quiet.
+        const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, abs_mask), inf_bits);
+        const __m256i out = _mm256_blendv_epi8(rounded, _mm256_or_si256(top, quiet_bit), nan);
+        // 8 lanes of 32 bits, each < 2^16, packed to 16 bits (packus works within 128-bit halves).
+        const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(out), _mm256_extracti128_si256(out, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), packed);
+    }
+    bits::f32_to_bf16(src + i, dst + i, n - i);  // the last few elements
+}
+
+__attribute__((target("avx2"))) void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
+{
+    const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
+    const __m256i inf_bits = _mm256_set1_epi32(0x7f800000);
+    const __m256i quiet_bit = _mm256_set1_epi32(0x00400000);
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+        const __m256i bits = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+        const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, abs_mask), inf_bits);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_or_si256(bits, _mm256_and_si256(nan, quiet_bit)));
+    }
+    bits::bf16_to_f32(src + i, dst + i, n - i);  // the last few elements
+}
+
+}  // namespace avx2
+
 namespace avx512bf16 {
 
 #define TINYAMP_AVX512BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -106,6 +151,10 @@ namespace f16c {
 void f32_to_f16(const float* src, Half* dst, std::int64_t n) { reference::f32_to_f16(src, dst, n); }
 void f16_to_f32(const Half* src, float* dst, std::int64_t n) { reference::f16_to_f32(src, dst, n); }
 }  // namespace f16c
+namespace avx2 {
+void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n) { reference::f32_to_bf16(src, dst, n); }
+void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::bf16_to_f32(src, dst, n); }
+}  // namespace avx2
 namespace avx512bf16 {
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n) { reference::f32_to_bf16(src, dst, n); }
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::bf16_to_f32(src, dst, n); }

@@ -1,7 +1,7 @@
 // Every one of the 2^32 f32 bit patterns through every f32 -> f16/bf16 path: the reference
-// (tinyamp's own rounding) must give the same bits as the F16C path (the vcvtps2ph instruction)
-// and as the AVX-512 BF16 path (vcvtneps2bf16 plus tinyamp's subnormal fix-up). Runs on all cores;
-// registered in CTest with label `long`.
+// (tinyamp's own rounding) must give the same bits as the F16C path (the vcvtps2ph instruction),
+// the AVX2 bf16 path (integer rounding) and the AVX-512 BF16 path (vcvtneps2bf16 plus tinyamp's
+// subnormal fix-up). Runs on all cores; registered in CTest with label `long`.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -66,6 +66,12 @@ void run_range(std::uint64_t first_chunk, std::uint64_t step, const cpu::CpuFeat
             compare(in.data(), ref16.data(), fast16.data(), "f32->f16 (F16C)", tally);
             tally.checked += kChunk;
         }
+        if (features.avx2) {
+            cpu::reference::f32_to_bf16(in.data(), refbf.data(), kChunk);
+            cpu::avx2::f32_to_bf16(in.data(), fastbf.data(), kChunk);
+            compare(in.data(), refbf.data(), fastbf.data(), "f32->bf16 (AVX2)", tally);
+            tally.checked += kChunk;
+        }
         if (features.avx512bf16) {
             cpu::reference::f32_to_bf16(in.data(), refbf.data(), kChunk);
             cpu::avx512bf16::f32_to_bf16(in.data(), fastbf.data(), kChunk);
@@ -80,8 +86,8 @@ void run_range(std::uint64_t first_chunk, std::uint64_t step, const cpu::CpuFeat
 int main()
 {
     const cpu::CpuFeatures features = cpu::detect_cpu_features();
-    if (!features.f16c && !features.avx512bf16) {
-        std::printf("SKIP: this CPU has neither F16C nor AVX-512 BF16, so there is no fast path to compare\n");
+    if (!features.f16c && !features.avx2 && !features.avx512bf16) {
+        std::printf("SKIP: this CPU has neither F16C nor AVX2 nor AVX-512 BF16, so there is no fast path to compare\n");
         return 77;
     }
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -72,6 +72,12 @@ TEST_CASE("each fast conversion path gives exactly the reference's bits")
     } else {
         MESSAGE("SKIPPED avx512bf16 paths: this CPU has no AVX-512 BF16");
     }
+    if (features.avx2) {
+        same_bytes(cpu::avx2::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "avx2 f32 -> bf16");
+        same_bytes(cpu::avx2::bf16_to_f32, cpu::reference::bf16_to_f32, every_16_bit_value<BFloat16>(), "avx2 bf16 -> f32");
+    } else {
+        MESSAGE("SKIPPED avx2 bf16 paths: this CPU has no AVX2");
+    }
     // The portable bit-level paths, on every CPU.
     same_bytes(cpu::bits::f32_to_f16, cpu::reference::f32_to_f16, samples, "bits f32 -> f16");
     same_bytes(cpu::bits::f16_to_f32, cpu::reference::f16_to_f32, every_16_bit_value<Half>(), "bits f16 -> f32");
