@@ -143,12 +143,15 @@ void pack_widened(View<In> x, std::int64_t row0, std::int64_t rows, std::int64_t
     const std::int64_t panels = (rows + width - 1) / width, panel_size = k * width;
     if (!x.transposed) {
         // Row r of op(X) is k contiguous values: a panel is their transpose (panel_transpose.h);
-        // f16/bf16 rows are widened into scratch first.
-        const float* row_values[kMaxPanelWidth];
+        // f16/bf16 rows are widened on the way.
+        const In* row_values[kMaxPanelWidth];
         for (std::int64_t q = 0; q < panels; ++q) {
             const std::int64_t live = std::min(width, rows - q * width);
-            for (std::int64_t r = 0; r < live; ++r) row_values[r] = as_f32(x.data + (row0 + q * width + r) * x.ld, k, scratch + r * k);
-            transpose_into_panel(row_values, live, k, width, dst + q * panel_size);
+            for (std::int64_t r = 0; r < live; ++r) row_values[r] = x.data + (row0 + q * width + r) * x.ld;
+            if constexpr (std::is_same_v<In, float>)
+                transpose_into_panel(row_values, live, k, width, dst + q * panel_size);
+            else
+                transpose_widened_into_panel(row_values, live, k, width, dst + q * panel_size);
         }
         return;
     }

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_intrinsics.h"
+#include "tinyamp/values/half_bits.h"
 
 namespace tinyamp::kernels::cpu::blocked {
 namespace {
@@ -25,12 +26,10 @@ void transpose_rest(const Word* const* rows, std::int64_t first_row, std::int64_
 // The textbook 8 x 8 transpose in three rounds of shuffles: unpack pairs of rows, shuffle pairs of
 // pairs, then swap 128-bit halves. Output j (column j of the block) goes to out + j * out_step.
 // The words travel as floats, untouched: shuffles, loads and stores do not look at the bits.
-template <class Word>
-__attribute__((target("avx2"))) void transpose_8x8(const Word* const* rows, std::int64_t p, Word* out_words, std::int64_t out_step)
+// The 8 x 8 transpose of eight rows already in registers: r[i] is row i; column j goes to
+// out + j * out_step.
+__attribute__((target("avx2"))) inline void transpose_8x8_registers(const __m256 (&r)[8], float* out, std::int64_t out_step)
 {
-    float* const out = reinterpret_cast<float*>(out_words);  // the unaligned intrinsics may alias any type
-    __m256 r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(rows[i] + p));
     // t[2i] / t[2i+1]: rows 2i and 2i+1 interleaved, columns {0,1,4,5} / {2,3,6,7}
     __m256 t[8];
     for (int i = 0; i < 4; ++i) {
@@ -50,6 +49,47 @@ __attribute__((target("avx2"))) void transpose_8x8(const Word* const* rows, std:
         _mm256_storeu_ps(out + c * out_step, _mm256_permute2f128_ps(s[c], s[4 + c], 0x20));        // column c
         _mm256_storeu_ps(out + (c + 4) * out_step, _mm256_permute2f128_ps(s[c], s[4 + c], 0x31));  // column c + 4
     }
+}
+
+// The textbook 8 x 8 transpose in three rounds of shuffles: unpack pairs of rows, shuffle pairs of
+// pairs, then swap 128-bit halves. Output j (column j of the block) goes to out + j * out_step.
+// The words travel as floats, untouched: shuffles, loads and stores do not look at the bits.
+template <class Word>
+__attribute__((target("avx2"))) void transpose_8x8(const Word* const* rows, std::int64_t p, Word* out_words, std::int64_t out_step)
+{
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(rows[i] + p));
+    transpose_8x8_registers(r, reinterpret_cast<float*>(out_words), out_step);  // the unaligned intrinsics may alias any type
+}
+
+// Eight 16-bit values at `from` as eight f32, exactly as half_bits.h widens them: bf16 moves to the
+// top half (a NaN made quiet), f16 through vcvtph2ps (exact; F16C).
+__attribute__((target("avx2"))) inline __m256 widen_8(const BFloat16* from)
+{
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+    const __m256i bits = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    return _mm256_castsi256_ps(_mm256_or_si256(bits, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
+}
+__attribute__((target("avx2,f16c"))) inline __m256 widen_8(const Half* from)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)));
+}
+
+// Whole groups of 8 rows of 16-bit values, 8 steps at a time, widened in registers on the way;
+// returns how many rows it did (the rest, and the last k % 8 steps, are the caller's).
+template <class T>
+__attribute__((target("avx2,f16c"))) std::int64_t transpose_widened_blocks_avx2(const T* const* rows, std::int64_t live, std::int64_t k,
+                                                                                std::int64_t width, float* dst)
+{
+    std::int64_t r0 = 0;
+    for (; r0 + 8 <= live; r0 += 8)
+        for (std::int64_t p = 0; p + 8 <= k; p += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; ++i) r[i] = widen_8(rows[r0 + i] + p);
+            transpose_8x8_registers(r, dst + p * width + r0, width);
+        }
+    return r0;
 }
 
 // Whole groups of 8 rows, 8 steps at a time (the last k % 8 steps one by one); returns how many
@@ -85,6 +125,46 @@ void transpose_into_panel(const Word* const* rows, std::int64_t live, std::int64
 #endif
     transpose_rest(rows, done, live, k, width, dst);
 }
+
+namespace {
+inline float widen_one(BFloat16 x) { return half_bits::f32_from_bf16(x.bits); }
+inline float widen_one(Half x) { return half_bits::f32_from_f16(x.bits); }
+
+// The steps [first_step, k) of rows [0, first_row), then every step of rows [first_row, live),
+// then the zero rows up to width: widened one value at a time.
+template <class T>
+void transpose_widened_rest(const T* const* rows, std::int64_t first_row, std::int64_t first_step, std::int64_t live, std::int64_t k,
+                            std::int64_t width, float* dst)
+{
+    for (std::int64_t p = 0; p < k; ++p) {
+        float* slot = dst + p * width;
+        for (std::int64_t r = p < first_step ? first_row : 0; r < live; ++r) slot[r] = widen_one(rows[r][p]);
+        for (std::int64_t r = live; r < width; ++r) slot[r] = 0.0f;
+    }
+}
+}  // namespace
+
+template <class T>
+void transpose_widened_into_panel_reference(const T* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, float* dst)
+{
+    transpose_widened_rest(rows, 0, 0, live, k, width, dst);
+}
+
+template <class T>
+void transpose_widened_into_panel(const T* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, float* dst)
+{
+    std::int64_t done_rows = 0;
+#if defined(__x86_64__)
+    const CpuFeatures& f = cpu_features();
+    if (f.avx2 && f.f16c) done_rows = transpose_widened_blocks_avx2(rows, live, k, width, dst);
+#endif
+    transpose_widened_rest(rows, done_rows, done_rows > 0 ? k / 8 * 8 : 0, live, k, width, dst);
+}
+
+template void transpose_widened_into_panel_reference<Half>(const Half* const*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void transpose_widened_into_panel_reference<BFloat16>(const BFloat16* const*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void transpose_widened_into_panel<Half>(const Half* const*, std::int64_t, std::int64_t, std::int64_t, float*);
+template void transpose_widened_into_panel<BFloat16>(const BFloat16* const*, std::int64_t, std::int64_t, std::int64_t, float*);
 
 template void transpose_into_panel_reference<float>(const float* const*, std::int64_t, std::int64_t, std::int64_t, float*);
 template void transpose_into_panel_reference<std::uint32_t>(const std::uint32_t* const*, std::int64_t, std::int64_t, std::int64_t,

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "tinyamp/values/half.h"
+
 namespace tinyamp::kernels::cpu::blocked {
 
 /// The plain loops: the definition the fast version is tested against. Word is float or
@@ -23,5 +25,14 @@ void transpose_into_panel_reference(const Word* const* rows, std::int64_t live, 
 /// The same result; whole 8 x 8 blocks with AVX2 when cpu_features() has it, the rest as above.
 template <class Word>
 void transpose_into_panel(const Word* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst);
+
+/// The same layout for rows of f16 or bf16, widened to f32 on the way (exactly, as half_bits.h
+/// does, a bf16 NaN made quiet): one pass where widening each row into a buffer and then
+/// transposing the buffer took two. The fast version widens 8 x 8 blocks in AVX2 registers
+/// and F16C; a test holds it equal to the reference.
+template <class T>
+void transpose_widened_into_panel_reference(const T* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, float* dst);
+template <class T>
+void transpose_widened_into_panel(const T* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, float* dst);
 
 }  // namespace tinyamp::kernels::cpu::blocked

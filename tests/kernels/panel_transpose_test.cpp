@@ -1,6 +1,6 @@
 // GEMM packing's transpose: the plain version on a small known case, and the AVX2 version bit
 // for bit against it (random bit patterns, NaN payloads included) over panel shapes that leave
-// partial 8 x 8 blocks in both directions.
+// partial 8 x 8 blocks in both directions; and the widening transpose of f16/bf16 rows the same way.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -83,4 +83,52 @@ TEST_CASE("transpose_into_panel against the definition: 8 x 8 blocks, leftover r
             CAPTURE(r);
             CHECK(panel[std::size_t(p * 16 + r)] == (r < 13 ? rows[std::size_t(r)][p] : 0.0f));
         }
+}
+
+namespace {
+
+// The widening transpose (f16/bf16 rows into an f32 panel) against its reference, bit for bit,
+// over the same shapes; any 16-bit patterns, so NaNs (made quiet), infinities and subnormals occur.
+template <class T>
+void check_widened_matches_reference(std::uint32_t seed)
+{
+    CAPTURE(seed);
+    std::mt19937 random(seed);
+    for (const std::int64_t width : {6, 8, 16, 32})
+        for (const std::int64_t live : {0, 1, 7, 8, 9, 16, 17, 32})
+            for (const std::int64_t k : {0, 1, 7, 8, 9, 64, 100}) {
+                if (live > width) continue;
+                CAPTURE(width);
+                CAPTURE(live);
+                CAPTURE(k);
+                const std::int64_t ld = k + 5;
+                std::vector<T> source(std::size_t(live * ld + 1));
+                for (T& v : source) v = T::from_bits(std::uint16_t(random()));
+                std::vector<const T*> rows;
+                for (std::int64_t r = 0; r < live; ++r) rows.push_back(source.data() + 1 + r * ld);  // rows at odd 16-bit offsets
+                std::vector<float> fast(std::size_t(k * width), 1.0f), reference(std::size_t(k * width), 2.0f);
+                blocked::transpose_widened_into_panel(rows.data(), live, k, width, fast.data());
+                blocked::transpose_widened_into_panel_reference(rows.data(), live, k, width, reference.data());
+                CHECK((fast.empty() || std::memcmp(fast.data(), reference.data(), fast.size() * sizeof(float)) == 0));
+            }
+}
+
+}  // namespace
+
+TEST_CASE("transpose_widened_into_panel widens f16 and bf16 rows exactly, the fast version bit for bit with the reference")
+{
+    const tinyamp::BFloat16 bf[] = {tinyamp::BFloat16(1.5f), tinyamp::BFloat16::from_bits(0x7f81)};  // 1.5, a signalling NaN
+    const tinyamp::Half hf[] = {tinyamp::Half(-2.0f), tinyamp::Half::from_bits(0x0001)};           // -2, the smallest subnormal
+    const tinyamp::BFloat16* bf_rows[] = {bf};
+    const tinyamp::Half* hf_rows[] = {hf};
+    std::vector<float> panel(2 * 2, -1.0f);
+    blocked::transpose_widened_into_panel_reference(bf_rows, 1, 2, 2, panel.data());
+    CHECK(panel[0] == 1.5f);
+    CHECK(std::bit_cast<std::uint32_t>(panel[2]) == 0x7fc10000u);  // quiet, payload kept
+    CHECK(panel[1] == 0.0f);
+    blocked::transpose_widened_into_panel_reference(hf_rows, 1, 2, 2, panel.data());
+    CHECK(panel[0] == -2.0f);
+    CHECK(panel[2] == 0x1p-24f);
+    check_widened_matches_reference<tinyamp::BFloat16>(11);
+    check_widened_matches_reference<tinyamp::Half>(12);
 }
