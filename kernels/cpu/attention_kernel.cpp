@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/elementwise_loops.h"  // detail::widen, detail::narrow
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/lane_reduce.h"
@@ -99,6 +100,32 @@ void store_rows(const F32Target& from, const AttentionRows<T>& a, std::int64_t b
         for (std::int64_t i = 0; i < rows; ++i) detail::narrow(from.data + i * from.ld, a.problem(b) + i * a.row_stride, cols);
 }
 
+// rows x cols = alpha a b^T for two operands that are both T (q k^T, dout v^T): f32 and f16/bf16
+// alike go to the GEMM as they lie, and its tier widens 16-bit operands while packing them or,
+// with AVX-512 BF16 or AMX, multiplies bf16 pairs exactly and adds the products in f32. So no
+// buffer of widened rows is made for them.
+template <class T>
+void products_transposed(std::int64_t rows, std::int64_t cols, std::int64_t depth, float alpha, const T* a, std::int64_t lda, const T* b,
+                         std::int64_t ldb, float* c)
+{
+    gemm<T, float>(Transpose::no, Transpose::yes, rows, cols, depth, alpha, a, lda, b, ldb, 0.0, c, cols);
+}
+
+// Whether the backward multiplies q k^T and dout v^T in T as they lie: f32 always (nothing to
+// widen); bf16 where the GEMM multiplies bf16 itself (AVX-512 BF16, AMX). Where it would widen them
+// (f16, bf16 elsewhere), the backward's f32 copies of q, k and dout are there already, so it uses
+// those and widens v too, rather than having the GEMM widen q, k and dout a second time.
+template <class T>
+bool in_own_dtype()
+{
+    if constexpr (std::is_same_v<T, float>) return true;
+    if constexpr (std::is_same_v<T, BFloat16>) {
+        const GemmTier tier = best_gemm_tier<BFloat16>(cpu_features());
+        return tier == GemmTier::avx512_bf16 || tier == GemmTier::amx;
+    }
+    return false;
+}
+
 }  // namespace
 
 template <class T>
@@ -107,14 +134,13 @@ void attention_forward(const AttentionSizes& s, AttentionRows<const T> q, Attent
 {
     const std::int64_t rows = block_rows(s, causal);
     run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
-        std::vector<float> p(std::size_t(rows * s.S)), q_buffer, k_buffer, v_buffer, out_buffer;
+        std::vector<float> p(std::size_t(rows * s.S)), v_buffer, out_buffer;
         for (std::int64_t b = first; b < last; ++b) {
-            const F32Rows qb = widened(q, b, s.L, s.E, q_buffer), kb = widened(k, b, s.S, s.E, k_buffer), vb = widened(v, b, s.S, s.Ev, v_buffer);
+            const F32Rows vb = widened(v, b, s.S, s.Ev, v_buffer);
             const F32Target ob = target(out, b, s.L, s.Ev, out_buffer, false);
             for (std::int64_t i0 = 0; i0 < s.L; i0 += rows) {
                 const std::int64_t n = std::min(rows, s.L - i0), keys = keys_of_block(s, i0 + n, causal);
-                gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qb.data + i0 * qb.ld, qb.ld, kb.data, kb.ld, 0.0, p.data(),
-                                   keys);
+                products_transposed(n, keys, s.E, scale, q.problem(b) + i0 * q.row_stride, q.row_stride, k.problem(b), k.row_stride, p.data());
                 for (std::int64_t i = 0; i < n; ++i)
                     lse[b * s.L + i0 + i] = softmax_row(p.data() + i * keys, keys_seen(s, i0 + i, causal), keys);
                 gemm<float, float>(Transpose::no, Transpose::no, n, s.Ev, keys, 1.0, p.data(), keys, vb.data, vb.ld, 0.0, ob.data + i0 * ob.ld,
@@ -127,25 +153,38 @@ void attention_forward(const AttentionSizes& s, AttentionRows<const T> q, Attent
 
 namespace {
 
-// One problem's arrays as f32, and a block of its query rows [i0, i0 + n) whose rows see keys
-// [0, keys): dq for these rows, and their shares of dk and dv added into dk and dv.
+// One problem's arrays: q, k, dout and v as they lie, q, k and dout as f32 (for the products with
+// f32 P or dS), v as f32 unless `raw`, and a block of its query rows [i0, i0 + n) whose rows see
+// keys [0, keys): dq for these rows, and their shares of dk and dv added into dk and dv. With
+// `raw`, q k^T and dout v^T multiply the arrays as they lie (in_own_dtype says when).
+template <class T>
 struct BackwardBlock {
+    bool raw;
+    const T *q_raw, *k_raw, *v_raw, *dout_raw;
+    std::int64_t q_ld, k_ld, v_ld, dout_ld;
     F32Rows q, k, v, dout;
     const float* lse;
     F32Target dq, dk, dv;
     std::int64_t i0, n, keys;
 };
 
-void backward_block(const AttentionSizes& s, const BackwardBlock& blk, float scale, bool causal, float* p, float* dp)
+template <class T>
+void backward_block(const AttentionSizes& s, const BackwardBlock<T>& blk, float scale, bool causal, float* p, float* dp)
 {
     const std::int64_t i0 = blk.i0, n = blk.n, keys = blk.keys;
     const float* qi = blk.q.data + i0 * blk.q.ld;
     const float* gi = blk.dout.data + i0 * blk.dout.ld;
-    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.E, scale, qi, blk.q.ld, blk.k.data, blk.k.ld, 0.0, p, keys);
+    if (blk.raw)
+        products_transposed(n, keys, s.E, scale, blk.q_raw + i0 * blk.q_ld, blk.q_ld, blk.k_raw, blk.k_ld, p);
+    else
+        products_transposed(n, keys, s.E, scale, qi, blk.q.ld, blk.k.data, blk.k.ld, p);
     for (std::int64_t i = 0; i < n; ++i) probabilities_row(p + i * keys, keys_seen(s, i0 + i, causal), keys, blk.lse[i0 + i]);
     // dv += P^T dout, dP = dout v^T.
     gemm<float, float>(Transpose::yes, Transpose::no, keys, s.Ev, n, 1.0, p, keys, gi, blk.dout.ld, 1.0, blk.dv.data, blk.dv.ld);
-    gemm<float, float>(Transpose::no, Transpose::yes, n, keys, s.Ev, 1.0, gi, blk.dout.ld, blk.v.data, blk.v.ld, 0.0, dp, keys);
+    if (blk.raw)
+        products_transposed(n, keys, s.Ev, 1.0f, blk.dout_raw + i0 * blk.dout_ld, blk.dout_ld, blk.v_raw, blk.v_ld, dp);
+    else
+        products_transposed(n, keys, s.Ev, 1.0f, gi, blk.dout.ld, blk.v.data, blk.v.ld, dp);
     // Through the softmax: dS = P (dP - sum_j P dP) scale, in dp's place.
     for (std::int64_t i = 0; i < n; ++i) {
         const float* pr = p + i * keys;
@@ -173,17 +212,32 @@ void attention_backward(const AttentionSizes& s, AttentionRows<const T> q, Atten
                         AttentionRows<T> dv)
 {
     const std::int64_t rows = block_rows(s, causal);
+    const bool raw = in_own_dtype<T>();
     run_ranges(s.count, 1, get_num_threads(), [&](std::int64_t first, std::int64_t last) {
         BackwardBuffers buf;
         buf.p.resize(std::size_t(rows * s.S));
         buf.dp.resize(std::size_t(rows * s.S));
         for (std::int64_t b = first; b < last; ++b) {
-            BackwardBlock blk{widened(q, b, s.L, s.E, buf.q),      widened(k, b, s.S, s.E, buf.k),
-                              widened(v, b, s.S, s.Ev, buf.v),     widened(dout, b, s.L, s.Ev, buf.dout),
-                              lse + b * s.L,                       target(dq, b, s.L, s.E, buf.dq, false),
-                              target(dk, b, s.S, s.E, buf.dk, true), target(dv, b, s.S, s.Ev, buf.dv, true),
-                              0,                                   0,
-                              0};
+            BackwardBlock<T> blk{raw,
+                                 q.problem(b),
+                                 k.problem(b),
+                                 v.problem(b),
+                                 dout.problem(b),
+                                 q.row_stride,
+                                 k.row_stride,
+                                 v.row_stride,
+                                 dout.row_stride,
+                                 widened(q, b, s.L, s.E, buf.q),
+                                 widened(k, b, s.S, s.E, buf.k),
+                                 raw ? F32Rows{nullptr, 0} : widened(v, b, s.S, s.Ev, buf.v),
+                                 widened(dout, b, s.L, s.Ev, buf.dout),
+                                 lse + b * s.L,
+                                 target(dq, b, s.L, s.E, buf.dq, false),
+                                 target(dk, b, s.S, s.E, buf.dk, true),
+                                 target(dv, b, s.S, s.Ev, buf.dv, true),
+                                 0,
+                                 0,
+                                 0};
             for (blk.i0 = 0; blk.i0 < s.L; blk.i0 += rows) {
                 blk.n = std::min(rows, s.L - blk.i0);
                 blk.keys = keys_of_block(s, blk.i0 + blk.n, causal);

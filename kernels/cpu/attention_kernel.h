@@ -13,8 +13,11 @@
 //
 // The arrays are read and written where they lie, in their own dtype (f32, bf16 or f16): a
 // problem's rows may be rows of a larger tensor (the heads of a GPT's qkv projection, row stride
-// 3C), so no copy gathers them first. f16/bf16 rows are widened into the thread's buffers (exact)
-// and the results rounded once into the output's dtype; f32 arrays are used in place.
+// 3C), so no copy gathers them first. The two products of two inputs, q k^T and dout v^T, take
+// f16/bf16 rows as they are: the GEMM widens them while packing or, with AVX-512 BF16 or AMX,
+// multiplies bf16 pairs exactly and adds in f32 (another order of the same f32 sums). For the
+// products with P or dS, 16-bit rows are widened into the thread's buffers (exact); the results
+// are rounded once into the output's dtype; f32 arrays are used in place.
 // `causal` keeps key j for query i when j <= i (PyTorch's is_causal: the top-left triangle).
 // S must be at least 1.
 
