@@ -8,8 +8,9 @@
 //
 // Read one row at a time and written one step at a time, the plain version moves one float per
 // load and store; for the weight matrices of a small MLP it was about 30% of the GEMM's
-// instructions. The fast version moves 8 x 8 blocks through AVX2 shuffles. Only values move, so
-// both give the same bits (a test holds them equal).
+// instructions. The fast version moves 8 x 8 blocks through AVX2 shuffles, a last group of fewer
+// than 8 rows (the avx2 tier's 6-row panels of A) with zero rows standing in and masked stores.
+// Only values move, so both give the same bits (a test holds them equal).
 
 #include <cstdint>
 
