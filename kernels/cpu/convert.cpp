@@ -30,7 +30,7 @@ void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 }  // namespace bits
 
 // Each of the four takes its SIMD path when the CPU has the instructions (for bf16: AVX-512 BF16,
-// else AVX2), else the portable one (the same bits either way).
+// else AVX-512, else AVX2), else the portable one (the same bits either way).
 namespace {
 template <class Fn, class Src, class Dst>
 void fastest(bool has_simd, Fn* simd, Fn* portable, const Src* src, Dst* dst, std::int64_t n)
@@ -50,12 +50,14 @@ void f16_to_f32(const Half* src, float* dst, std::int64_t n)
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
 {
     const CpuFeatures& f = cpu_features();
-    fastest<F32ToBF16>(f.avx512bf16 || f.avx2, f.avx512bf16 ? avx512bf16::f32_to_bf16 : avx2::f32_to_bf16, bits::f32_to_bf16, src, dst, n);
+    F32ToBF16* simd = f.avx512bf16 ? avx512bf16::f32_to_bf16 : f.avx512f ? avx512::f32_to_bf16 : avx2::f32_to_bf16;
+    fastest<F32ToBF16>(f.avx512bf16 || f.avx512f || f.avx2, simd, bits::f32_to_bf16, src, dst, n);
 }
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
     const CpuFeatures& f = cpu_features();
-    fastest<BF16ToF32>(f.avx512bf16 || f.avx2, f.avx512bf16 ? avx512bf16::bf16_to_f32 : avx2::bf16_to_f32, bits::bf16_to_f32, src, dst, n);
+    BF16ToF32* simd = f.avx512bf16 ? avx512bf16::bf16_to_f32 : f.avx512f ? avx512::bf16_to_f32 : avx2::bf16_to_f32;
+    fastest<BF16ToF32>(f.avx512bf16 || f.avx512f || f.avx2, simd, bits::bf16_to_f32, src, dst, n);
 }
 
 namespace {

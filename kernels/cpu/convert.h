@@ -44,6 +44,10 @@ namespace avx2 {  // needs CpuFeatures::avx2: bf16 by integer rounding, 8 lanes 
 F32ToBF16 f32_to_bf16;
 BF16ToF32 bf16_to_f32;
 }  // namespace avx2
+namespace avx512 {  // needs CpuFeatures::avx512f: the same, 16 lanes at a time
+F32ToBF16 f32_to_bf16;
+BF16ToF32 bf16_to_f32;
+}  // namespace avx512
 namespace avx512bf16 {  // needs CpuFeatures::avx512bf16
 F32ToBF16 f32_to_bf16;
 BF16ToF32 bf16_to_f32;

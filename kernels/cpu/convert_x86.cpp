@@ -94,6 +94,50 @@ __attribute__((target("avx2"))) void bf16_to_f32(const BFloat16* src, float* dst
 
 }  // namespace avx2
 
+// The same integer rounding on 16 lanes, for CPUs with AVX-512 but not its BF16 instructions (an
+// Intel Xeon whose hypervisor hides them, a Skylake or Ice Lake server).
+namespace avx512 {
+
+#define TINYAMP_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+TINYAMP_AVX512_TARGET void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
+{
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+    const __m512i inf_bits = _mm512_set1_epi32(0x7f800000);
+    const __m512i round_bias = _mm512_set1_epi32(0x7fff);
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i quiet_bit = _mm512_set1_epi32(0x0040);
+    std::int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i bits = _mm512_loadu_si512(src + i);
+        const __m512i top = _mm512_srli_epi32(bits, 16);
+        const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(round_bias, _mm512_and_si512(top, one))), 16);
+        const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(bits, abs_mask), inf_bits);
+        const __m512i out = _mm512_mask_or_epi32(rounded, nan, top, quiet_bit);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm512_cvtepi32_epi16(out));
+    }
+    bits::f32_to_bf16(src + i, dst + i, n - i);  // the last few elements
+}
+
+TINYAMP_AVX512_TARGET void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
+{
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+    const __m512i inf_bits = _mm512_set1_epi32(0x7f800000);
+    const __m512i quiet_bit = _mm512_set1_epi32(0x00400000);
+    std::int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        const __m512i bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+        const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(bits, abs_mask), inf_bits);
+        _mm512_storeu_si512(dst + i, _mm512_mask_or_epi32(bits, nan, bits, quiet_bit));
+    }
+    bits::bf16_to_f32(src + i, dst + i, n - i);  // the last few elements
+}
+
+#undef TINYAMP_AVX512_TARGET
+
+}  // namespace avx512
+
 namespace avx512bf16 {
 
 #define TINYAMP_AVX512BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -151,6 +195,10 @@ namespace f16c {
 void f32_to_f16(const float* src, Half* dst, std::int64_t n) { reference::f32_to_f16(src, dst, n); }
 void f16_to_f32(const Half* src, float* dst, std::int64_t n) { reference::f16_to_f32(src, dst, n); }
 }  // namespace f16c
+namespace avx512 {
+void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n) { reference::f32_to_bf16(src, dst, n); }
+void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::bf16_to_f32(src, dst, n); }
+}  // namespace avx512
 namespace avx2 {
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n) { reference::f32_to_bf16(src, dst, n); }
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::bf16_to_f32(src, dst, n); }

@@ -1,7 +1,7 @@
 // Every one of the 2^32 f32 bit patterns through every f32 -> f16/bf16 path: the reference
 // (tinyamp's own rounding) must give the same bits as the F16C path (the vcvtps2ph instruction),
-// the AVX2 bf16 path (integer rounding) and the AVX-512 BF16 path (vcvtneps2bf16 plus tinyamp's
-// subnormal fix-up). Runs on all cores; registered in CTest with label `long`.
+// the AVX2 and AVX-512 bf16 paths (integer rounding) and the AVX-512 BF16 path (vcvtneps2bf16
+// plus tinyamp's subnormal fix-up). Runs on all cores; registered in CTest with label `long`.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -64,6 +64,12 @@ void run_range(std::uint64_t first_chunk, std::uint64_t step, const cpu::CpuFeat
             cpu::reference::f32_to_f16(in.data(), ref16.data(), kChunk);
             cpu::f16c::f32_to_f16(in.data(), fast16.data(), kChunk);
             compare(in.data(), ref16.data(), fast16.data(), "f32->f16 (F16C)", tally);
+            tally.checked += kChunk;
+        }
+        if (features.avx512f) {
+            cpu::reference::f32_to_bf16(in.data(), refbf.data(), kChunk);
+            cpu::avx512::f32_to_bf16(in.data(), fastbf.data(), kChunk);
+            compare(in.data(), refbf.data(), fastbf.data(), "f32->bf16 (AVX-512 integer)", tally);
             tally.checked += kChunk;
         }
         if (features.avx2) {

@@ -72,6 +72,12 @@ TEST_CASE("each fast conversion path gives exactly the reference's bits")
     } else {
         MESSAGE("SKIPPED avx512bf16 paths: this CPU has no AVX-512 BF16");
     }
+    if (features.avx512f) {
+        same_bytes(cpu::avx512::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "avx512 f32 -> bf16");
+        same_bytes(cpu::avx512::bf16_to_f32, cpu::reference::bf16_to_f32, every_16_bit_value<BFloat16>(), "avx512 bf16 -> f32");
+    } else {
+        MESSAGE("SKIPPED avx512 bf16 paths: this CPU has no AVX-512");
+    }
     if (features.avx2) {
         same_bytes(cpu::avx2::f32_to_bf16, cpu::reference::f32_to_bf16, samples, "avx2 f32 -> bf16");
         same_bytes(cpu::avx2::bf16_to_f32, cpu::reference::bf16_to_f32, every_16_bit_value<BFloat16>(), "avx2 bf16 -> f32");
