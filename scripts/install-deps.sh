@@ -50,6 +50,7 @@ packages=(
   libegl1 libegl-mesa0       # EGL: SDL's offscreen driver renders headless screenshots with it
   fonts-dejavu-core          # the visualizer's font (arrows such as f32→bf16)
   clang libclang-rt-14-dev   # Clang with libFuzzer and its sanitizers: the loaders' fuzz targets (scripts/fuzz.sh)
+  openmpi-bin libopenmpi-dev # Open MPI: tinyamp::distributed and its tests under mpirun (2 processes, loopback)
 )
 if [ "$with_bench" -eq 1 ]; then
   packages+=(
