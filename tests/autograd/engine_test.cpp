@@ -3,6 +3,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <tinyamp/tinyamp.h>
 
@@ -196,4 +197,33 @@ TEST_CASE("two threads backpropagating into one weight at once add both gradient
     a.join();
     b.join();
     CHECK(w.grad().to_vector() == std::vector<double>(4, 50 * 1.0 + 50 * 2.0));
+}
+
+TEST_CASE("post-accumulate-grad hooks run after .grad is stored, once per backward, until removed")
+{
+    const Tensor w = tensor({1.0, 2.0}).requires_grad_();
+    std::vector<std::vector<double>> seen;
+    const int handle = w.register_post_accumulate_grad_hook([&](const Tensor& leaf) { seen.push_back(leaf.grad().to_vector()); });
+    sum(w * w).backward();
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0] == std::vector<double>{2.0, 4.0});  // d(w^2)/dw, already in .grad when the hook ran
+    sum(w * 3.0).backward();
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[1] == std::vector<double>{5.0, 7.0});  // the accumulated sum
+    // A hook may replace the gradient (what data-parallel averaging does).
+    const int halve = w.register_post_accumulate_grad_hook([](const Tensor& leaf) { leaf.set_grad(leaf.grad() / 2.0); });
+    w.set_grad(Tensor());
+    sum(w).backward();
+    CHECK(w.grad().to_vector() == std::vector<double>{0.5, 0.5});
+    w.remove_post_accumulate_grad_hook(handle);
+    w.remove_post_accumulate_grad_hook(halve);
+    w.remove_post_accumulate_grad_hook(99);  // unknown: ignored
+    sum(w).backward();
+    CHECK(seen.size() == 3);
+    CHECK(w.grad().to_vector() == std::vector<double>{1.5, 1.5});
+    const auto nothing = [](const Tensor&) {};
+    CHECK(test::error_message([&] { (w * 2.0).register_post_accumulate_grad_hook(nothing); }, ErrorKind::state).find("the output of an op") !=
+          std::string::npos);
+    CHECK(test::error_message([&] { tensor({1.0}).register_post_accumulate_grad_hook(nothing); }, ErrorKind::state)
+              .find("not marked with requires_grad_") != std::string::npos);
 }

@@ -14,6 +14,7 @@
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/gradients.h"
 #include "tinyamp/distributed/process_group.h"
+#include "tests/distributed/replica_check.h"
 
 using namespace tinyamp;
 namespace dist = tinyamp::distributed;
@@ -78,20 +79,6 @@ double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b
     return worst;
 }
 
-// Whether every rank holds the same bits as rank 0 (rank 0's values broadcast and compared).
-bool replicas_identical(const std::vector<Tensor>& p)
-{
-    bool same = true;
-    for (const Tensor& t : p) {
-        const Tensor rank0 = t.detach().clone();
-        dist::broadcast(rank0, 0);
-        same = same && rank0.to_vector() == t.to_vector();
-    }
-    const Tensor flag = tensor({same ? 0.0 : 1.0});
-    dist::all_reduce(flag, dist::ReduceOp::MAX);  // every rank learns whether any differs
-    return flag.item() == 0.0;
-}
-
 }  // namespace
 
 TEST_CASE("data-parallel training with averaged f32 gradients equals one process with the global batch")
@@ -101,14 +88,14 @@ TEST_CASE("data-parallel training with averaged f32 gradients equals one process
     const double difference = max_difference(parallel, one_process);
     MESSAGE(dist::rank_name() << ": largest parameter difference from one process after 20 steps: " << difference);
     CHECK(difference < 1e-5);  // the same sums in another order, 20 steps of f32
-    CHECK(replicas_identical(parallel));
+    CHECK(test::replicas_identical(parallel));
 }
 
 TEST_CASE("bf16-compressed gradient averaging keeps the replicas identical, a little off the f32 result")
 {
     const std::vector<Tensor> f32_average = train(20, true);
     const std::vector<Tensor> bf16_average = train(20, true, {.dtype = bf16});
-    CHECK(replicas_identical(bf16_average));
+    CHECK(test::replicas_identical(bf16_average));
     const double difference = max_difference(bf16_average, f32_average);
     MESSAGE(dist::rank_name() << ": bf16-compressed against f32 averaging after 20 steps: " << difference);
     CHECK(difference > 0.0);   // bf16 rounds the gradients: the runs part

@@ -19,25 +19,35 @@ bool owned_alone(const Tensor& t)
            t.storage()->nbytes() == t.nbytes() && !t.grad_fn() && t.device().is_cpu();
 }
 
+// The first gradient is copied (contiguous, owned by this leaf alone), and later ones are added
+// out of place: a gradient buffer shared with another leaf or branch is never changed later, even
+// by in-place updates such as GradScaler's unscale_.
+void store(TensorImpl& leaf, const Tensor& grad_output)
+{
+    std::lock_guard lock(AccumulateGrad::leaf_mutex());  // backward passes on two threads may reach one weight
+    if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
+        leaf.grad = leaf.grad.defined() ? add(leaf.grad, grad_output) : grad_output;
+    } else if (leaf.grad.defined()) {
+        leaf.grad = add(leaf.grad, grad_output);
+    } else if (owned_alone(grad_output) && grad_output.dtype() == leaf.dtype) {
+        leaf.grad = grad_output.detach();  // nobody else holds this buffer: no need to copy it
+    } else {
+        leaf.grad = layout::clone(grad_output);
+    }
+}
+
 }  // namespace
 
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
 {
     const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
     if (!leaf) return {};  // the parameter is gone: nobody will read its gradient
-    // The first gradient is copied (contiguous, owned by this leaf alone), and later ones are added
-    // out of place: a gradient buffer shared with another leaf or branch is never changed later,
-    // even by in-place updates such as GradScaler's unscale_.
-    std::lock_guard lock(leaf_mutex());  // backward passes on two threads may reach one weight
-    if (is_grad_enabled()) {  // create_graph: keep the graph of the gradient itself
-        leaf->grad = leaf->grad.defined() ? add(leaf->grad, grad_output) : grad_output;
-    } else if (leaf->grad.defined()) {
-        leaf->grad = add(leaf->grad, grad_output);
-    } else if (owned_alone(grad_output) && grad_output.dtype() == leaf->dtype) {
-        leaf->grad = grad_output.detach();  // nobody else holds this buffer: no need to copy it
-    } else {
-        leaf->grad = layout::clone(grad_output);
-    }
+    store(*leaf, grad_output);
+    // Outside the lock: a hook may run collectives or other backward work. A copy of the list,
+    // so that a hook may remove itself.
+    const auto hooks = leaf->post_accumulate_grad_hooks;
+    const Tensor tensor(leaf);
+    for (const auto& entry : hooks) entry.second(tensor);
     return {};
 }
 

@@ -169,6 +169,24 @@ Tensor Tensor::detach() const
 
 const Tensor& Tensor::grad() const { return checked().grad; }
 void Tensor::set_grad(const Tensor& grad) const { checked().grad = grad; }
+
+int Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const
+{
+    TensorImpl& impl = checked();
+    TINYAMP_CHECK(impl.requires_grad && !impl.grad_fn, state,
+                  "register_post_accumulate_grad_hook: only a leaf that requires grad accumulates a gradient; this tensor is ",
+                  impl.grad_fn ? "the output of an op" : "not marked with requires_grad_()");
+    TINYAMP_CHECK(static_cast<bool>(hook), value, "register_post_accumulate_grad_hook: the hook is empty");
+    const int handle = impl.post_accumulate_grad_hooks.empty() ? 1 : impl.post_accumulate_grad_hooks.back().first + 1;
+    impl.post_accumulate_grad_hooks.emplace_back(handle, std::move(hook));
+    return handle;
+}
+
+void Tensor::remove_post_accumulate_grad_hook(int handle) const
+{
+    auto& hooks = checked().post_accumulate_grad_hooks;
+    std::erase_if(hooks, [handle](const auto& entry) { return entry.first == handle; });
+}
 const std::string& Tensor::name() const { return checked().name; }
 
 const Tensor& Tensor::set_name(std::string name) const

@@ -12,10 +12,12 @@
 /// methods (scripts/check_floor_links.py holds it, on the compiled objects): it uses layout.h.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tinyamp/values/device.h"
@@ -168,6 +170,14 @@ public:
     const Tensor& grad() const;
     /// Replaces .grad; an undefined Tensor clears it (as the optimizers' zero_grad does).
     void set_grad(const Tensor& grad) const;
+    /// Calls \p hook with this leaf after each backward pass has added into its .grad (PyTorch's
+    /// Tensor.register_post_accumulate_grad_hook): the moment data-parallel training sends a
+    /// gradient to the other processes. Only for leaves that require grad (else Error(state)). The
+    /// hook runs on the thread running backward, after the gradient is stored; it may read and
+    /// replace .grad. Returns a number that remove_post_accumulate_grad_hook takes.
+    int register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+    /// Removes a hook registered on this tensor; an unknown number is ignored.
+    void remove_post_accumulate_grad_hook(int handle) const;
     /// A label for pictures and traces ("w1", "x"); empty by default.
     const std::string& name() const;
     /// Sets name() and returns this tensor: `w.set_name("w1")`.
@@ -205,6 +215,8 @@ struct TensorImpl {
     std::shared_ptr<Node> grad_fn;       ///< the op that made this tensor, when recorded
     std::weak_ptr<Node> grad_accumulator;  ///< leaves: the node adding into .grad (made on first use)
     bool is_view = false;                ///< made by a view op from another tensor's storage
+    /// Leaves: register_post_accumulate_grad_hook's hooks, by number, in registration order.
+    std::vector<std::pair<int, std::function<void(const Tensor&)>>> post_accumulate_grad_hooks;
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);  ///< writes tensor.to_string()
