@@ -14,7 +14,7 @@
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/distributed_data_parallel.h"
 #include "tinyamp/distributed/process_group.h"
-#include "tests/distributed/replica_check.h"
+#include "tests/distributed/mlp_replicas.h"
 
 using namespace tinyamp;
 namespace dist = tinyamp::distributed;

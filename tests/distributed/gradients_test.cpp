@@ -14,21 +14,12 @@
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/gradients.h"
 #include "tinyamp/distributed/process_group.h"
-#include "tests/distributed/replica_check.h"
+#include "tests/distributed/mlp_replicas.h"
 
 using namespace tinyamp;
 namespace dist = tinyamp::distributed;
 
 namespace {
-
-// A 8-16-3 MLP's four tensors, the same on every rank (seed 7).
-std::vector<Tensor> fresh_parameters()
-{
-    Generator generator(7);
-    std::vector<Tensor> p = {randn({16, 8}, f32, generator) * 0.3, zeros({16}), randn({3, 16}, f32, generator) * 0.3, zeros({3})};
-    for (Tensor& t : p) t = t.detach().requires_grad_();
-    return p;
-}
 
 Tensor loss_of(const std::vector<Tensor>& p, const Tensor& x, const Tensor& y)
 {
@@ -50,7 +41,7 @@ Data global_batch(int step)
 // global batch and averages the gradients with all_reduce_gradients(how).
 std::vector<Tensor> train(int steps, bool data_parallel, dist::GradientReduction how = {})
 {
-    std::vector<Tensor> p = fresh_parameters();
+    std::vector<Tensor> p = test::small_mlp_parameters(7);
     if (data_parallel) dist::broadcast_parameters(p);
     optim::SGD optimizer(p, {.lr = 0.1, .momentum = 0.9});
     const std::int64_t share = 32 / dist::get_world_size(), first = share * dist::get_rank();
@@ -104,7 +95,7 @@ TEST_CASE("bf16-compressed gradient averaging keeps the replicas identical, a li
 
 TEST_CASE("all_reduce_gradients buckets: any bucket size gives the same averages, and a missing gradient counts as zeros")
 {
-    std::vector<Tensor> p = fresh_parameters();
+    std::vector<Tensor> p = test::small_mlp_parameters(7);
     const Data d = global_batch(0);
     loss_of(p, d.x, d.y).backward();
     std::vector<Tensor> reference;

@@ -75,6 +75,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer)
         const Tensor found_inf = amp_foreach_non_finite_check_and_unscale_(grads, zeros({}, DType::f32, on), full({}, inv_scale, DType::f32, on));
         checks.found_inf = checks.found_inf.value_or(false) || found_inf.item() != 0.0;  // the one wait for a GPU
     }
+    checks.found_inf = agree_on_found_inf(checks.found_inf);
     checks.stage = Stage::unscaled;
 }
 

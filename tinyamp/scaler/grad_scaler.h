@@ -45,6 +45,7 @@ public:
     /// machine without a GPU warns (PyTorch's text) and disables itself. When enabled, throws
     /// Error(value) unless growth_factor > 1 and backoff_factor < 1.
     explicit GradScaler(const std::string& device_type = "cuda", GradScalerOptions options = {});
+    virtual ~GradScaler() = default;  ///< virtual: distributed::ShardedGradScaler derives from it
 
     /// outputs * scale (the scale is made on the first call, on the outputs' device). The scale is
     /// a 0-D f32 tensor, so the usual type promotion applies: an f16 tensor with dimensions stays
@@ -94,6 +95,12 @@ public:
     };
     /// Every update() so far, oldest first.
     const std::vector<HistoryEntry>& history() const { return history_; }
+
+protected:
+    /// Where unscale_ decides whether an optimizer's gradients overflowed: here, from this
+    /// process's gradients alone (empty when it checked none). distributed::ShardedGradScaler
+    /// overrides it to agree with the other processes, each of which holds only its shard.
+    virtual std::optional<bool> agree_on_found_inf(std::optional<bool> local_found_inf) { return local_found_inf; }
 
 private:
     enum class Stage { ready, unscaled, stepped };
