@@ -56,8 +56,7 @@ void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n)
 void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
     const CpuFeatures& f = cpu_features();
-    BF16ToF32* simd = f.avx512bf16 ? avx512bf16::bf16_to_f32 : f.avx512f ? avx512::bf16_to_f32 : avx2::bf16_to_f32;
-    fastest<BF16ToF32>(f.avx512bf16 || f.avx512f || f.avx2, simd, bits::bf16_to_f32, src, dst, n);
+    fastest<BF16ToF32>(f.avx512f || f.avx2, f.avx512f ? avx512::bf16_to_f32 : avx2::bf16_to_f32, bits::bf16_to_f32, src, dst, n);
 }
 
 namespace {

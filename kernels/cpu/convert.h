@@ -44,13 +44,12 @@ namespace avx2 {  // needs CpuFeatures::avx2: bf16 by integer rounding, 8 lanes 
 F32ToBF16 f32_to_bf16;
 BF16ToF32 bf16_to_f32;
 }  // namespace avx2
-namespace avx512 {  // needs CpuFeatures::avx512f: the same, 16 lanes at a time
+namespace avx512 {  // needs CpuFeatures::avx512f: the same, 16 lanes at a time (bf16 -> f32 also on CPUs with AVX-512 BF16)
 F32ToBF16 f32_to_bf16;
 BF16ToF32 bf16_to_f32;
 }  // namespace avx512
-namespace avx512bf16 {  // needs CpuFeatures::avx512bf16
+namespace avx512bf16 {  // needs CpuFeatures::avx512bf16: vcvtneps2bf16 (widening needs no BF16 instruction: avx512::bf16_to_f32)
 F32ToBF16 f32_to_bf16;
-BF16ToF32 bf16_to_f32;
 }  // namespace avx512bf16
 
 // The best path for this CPU, chosen once at run time.

@@ -12,6 +12,8 @@
 //    gives exactly the reference's bits.
 #include "kernels/cpu/convert.h"
 
+#include "kernels/cpu/bf16_lanes.h"
+
 #if defined(__x86_64__)
 // GCC 12 reports "'__Y' may be used uninitialized" inside its own AVX-512 intrinsics, which use
 // _mm512_undefined_epi32() on purpose (GCC bug 105593, fixed in GCC 13). Silenced for this file only.
@@ -79,16 +81,8 @@ __attribute__((target("avx2"))) void f32_to_bf16(const float* src, BFloat16* dst
 
 __attribute__((target("avx2"))) void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
-    const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
-    const __m256i inf_bits = _mm256_set1_epi32(0x7f800000);
-    const __m256i quiet_bit = _mm256_set1_epi32(0x00400000);
     std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-        const __m256i bits = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
-        const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, abs_mask), inf_bits);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_or_si256(bits, _mm256_and_si256(nan, quiet_bit)));
-    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, widen_bf16x8(src + i));
     bits::bf16_to_f32(src + i, dst + i, n - i);  // the last few elements
 }
 
@@ -119,6 +113,8 @@ TINYAMP_AVX512_TARGET void f32_to_bf16(const float* src, BFloat16* dst, std::int
     bits::f32_to_bf16(src + i, dst + i, n - i);  // the last few elements
 }
 
+// bf16 -> f32 is a 16-bit shift (exact), NaN lanes made quiet as the reference does: no BF16
+// instruction is needed, so CPUs with AVX-512 BF16 take this loop too.
 TINYAMP_AVX512_TARGET void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
 {
     const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
@@ -169,22 +165,6 @@ TINYAMP_AVX512BF16_TARGET void f32_to_bf16(const float* src, BFloat16* dst, std:
     bits::f32_to_bf16(src + i, dst + i, n - i);  // the last few elements
 }
 
-// bf16 -> f32 is a 16-bit shift (exact); NaN lanes also get the quiet bit, as the reference does.
-TINYAMP_AVX512BF16_TARGET void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n)
-{
-    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
-    const __m512i inf_bits = _mm512_set1_epi32(0x7f800000);
-    const __m512i quiet_bit = _mm512_set1_epi32(0x00400000);
-    std::int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-        const __m512i bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
-        const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(bits, abs_mask), inf_bits);
-        _mm512_storeu_si512(dst + i, _mm512_mask_or_epi32(bits, nan, bits, quiet_bit));
-    }
-    bits::bf16_to_f32(src + i, dst + i, n - i);  // the last few elements
-}
-
 #undef TINYAMP_AVX512BF16_TARGET
 
 }  // namespace avx512bf16
@@ -205,7 +185,6 @@ void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::b
 }  // namespace avx2
 namespace avx512bf16 {
 void f32_to_bf16(const float* src, BFloat16* dst, std::int64_t n) { reference::f32_to_bf16(src, dst, n); }
-void bf16_to_f32(const BFloat16* src, float* dst, std::int64_t n) { reference::bf16_to_f32(src, dst, n); }
 }  // namespace avx512bf16
 
 #endif

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/bf16_lanes.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/gemm_intrinsics.h"
 #include "tinyamp/values/half_bits.h"
@@ -12,17 +13,28 @@ namespace tinyamp::kernels::cpu::blocked {
 namespace {
 
 // What the 8 x 8 blocks left: every row from step `first_step` on (the last k % 8 steps; all of
-// them when no block ran), then the zero rows up to width for every step. memcpy reads a word
-// wherever it lies (a bf16 pair may start at any even address).
-template <class Word>
-void transpose_rest(const Word* const* rows, std::int64_t first_step, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+// them when no block ran), then the zero rows up to width for every step. `element(r, p)` is
+// row r's value at step p, as the panel holds it.
+template <class Out, class Element>
+void transpose_rest(std::int64_t first_step, std::int64_t live, std::int64_t k, std::int64_t width, Out* dst, Element element)
 {
     for (std::int64_t p = 0; p < k; ++p) {
-        Word* slot = dst + p * width;
+        Out* slot = dst + p * width;
         if (p >= first_step)
-            for (std::int64_t r = 0; r < live; ++r) std::memcpy(&slot[r], rows[r] + p, sizeof(Word));
-        for (std::int64_t r = live; r < width; ++r) slot[r] = Word(0);
+            for (std::int64_t r = 0; r < live; ++r) slot[r] = element(r, p);
+        for (std::int64_t r = live; r < width; ++r) slot[r] = Out(0);
     }
+}
+
+// Row r's word at step p, wherever it lies (memcpy: a bf16 pair may start at any even address).
+template <class Word>
+void transpose_words_rest(const Word* const* rows, std::int64_t first_step, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
+{
+    transpose_rest(first_step, live, k, width, dst, [rows](std::int64_t r, std::int64_t p) {
+        Word w;
+        std::memcpy(&w, rows[r] + p, sizeof(Word));
+        return w;
+    });
 }
 
 #if defined(__x86_64__)
@@ -75,15 +87,9 @@ __attribute__((target("avx2"))) void transpose_8x8(const Word* const* rows, std:
     transpose_8x8_registers(r, reinterpret_cast<float*>(out_words), out_step, lanes);  // the unaligned intrinsics may alias any type
 }
 
-// Eight 16-bit values at `from` as eight f32, exactly as half_bits.h widens them: bf16 moves to the
-// top half (a NaN made quiet), f16 through vcvtph2ps (exact; F16C).
-__attribute__((target("avx2"))) inline __m256 widen_8(const BFloat16* from)
-{
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
-    const __m256i bits = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    return _mm256_castsi256_ps(_mm256_or_si256(bits, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
-}
+// Eight 16-bit values at `from` as eight f32, exactly as half_bits.h widens them: bf16 by
+// bf16_lanes.h (a NaN made quiet), f16 through vcvtph2ps (exact; F16C).
+__attribute__((target("avx2"))) inline __m256 widen_8(const BFloat16* from) { return widen_bf16x8(from); }
 __attribute__((target("avx2,f16c"))) inline __m256 widen_8(const Half* from)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)));
@@ -125,7 +131,7 @@ std::int64_t transpose_blocks_avx2(const Word* const* rows, std::int64_t live, s
 template <class Word>
 void transpose_into_panel_reference(const Word* const* rows, std::int64_t live, std::int64_t k, std::int64_t width, Word* dst)
 {
-    transpose_rest(rows, 0, live, k, width, dst);
+    transpose_words_rest(rows, 0, live, k, width, dst);
 }
 
 template <class Word>
@@ -135,24 +141,18 @@ void transpose_into_panel(const Word* const* rows, std::int64_t live, std::int64
 #if defined(__x86_64__)
     if (cpu_features().avx2) first_step = transpose_blocks_avx2(rows, live, k, width, dst);
 #endif
-    transpose_rest(rows, first_step, live, k, width, dst);
+    transpose_words_rest(rows, first_step, live, k, width, dst);
 }
 
 namespace {
 inline float widen_one(BFloat16 x) { return half_bits::f32_from_bf16(x.bits); }
 inline float widen_one(Half x) { return half_bits::f32_from_f16(x.bits); }
 
-// As transpose_rest, widening one value at a time: every row from step first_step on, then the
-// zero rows up to width.
+// transpose_rest, widening one value at a time.
 template <class T>
 void transpose_widened_rest(const T* const* rows, std::int64_t first_step, std::int64_t live, std::int64_t k, std::int64_t width, float* dst)
 {
-    for (std::int64_t p = 0; p < k; ++p) {
-        float* slot = dst + p * width;
-        if (p >= first_step)
-            for (std::int64_t r = 0; r < live; ++r) slot[r] = widen_one(rows[r][p]);
-        for (std::int64_t r = live; r < width; ++r) slot[r] = 0.0f;
-    }
+    transpose_rest(first_step, live, k, width, dst, [rows](std::int64_t r, std::int64_t p) { return widen_one(rows[r][p]); });
 }
 }  // namespace
 

@@ -22,7 +22,8 @@ void reduce_bucket(const std::vector<Tensor>& parameters, std::size_t first, std
         const Tensor grad = p.grad().defined() ? p.grad() : zeros(p.shape(), p.dtype());
         pieces.push_back(grad.reshape({-1}).to(dtype));
     }
-    const Tensor bucket = (pieces.size() == 1 ? pieces[0].clone() : cat(pieces)) / double(get_world_size());
+    // The division makes the bucket a tensor of its own (a lone gradient is not reduced in place).
+    const Tensor bucket = (pieces.size() == 1 ? pieces[0] : cat(pieces)) / double(get_world_size());
     all_reduce(bucket, ReduceOp::SUM);
     std::int64_t offset = 0;
     for (std::size_t i = first; i < last; ++i) {
@@ -41,14 +42,15 @@ void all_reduce_gradients(const std::vector<Tensor>& parameters, GradientReducti
     detail::check_initialized("all_reduce_gradients");
     TINYAMP_CHECK(how.bucket_bytes > 0, value, "all_reduce_gradients: bucket_bytes must be positive, got ", how.bucket_bytes);
     NoGradGuard no_grad;  // the averaging is not part of any graph
+    // The dtype parameter i's gradient travels in.
+    const auto dtype_of = [&](std::size_t i) {
+        const Tensor& p = parameters[i];
+        TINYAMP_CHECK(p.defined(), value, "all_reduce_gradients: parameter ", i, " is an undefined tensor");
+        return how.dtype.value_or(p.grad().defined() ? p.grad().dtype() : p.dtype());
+    };
     // Consecutive parameters of one gradient dtype share a bucket up to bucket_bytes.
     std::size_t first = 0;
     while (first < parameters.size()) {
-        const auto dtype_of = [&](std::size_t i) {
-            const Tensor& p = parameters[i];
-            TINYAMP_CHECK(p.defined(), value, "all_reduce_gradients: parameter ", i, " is an undefined tensor");
-            return how.dtype.value_or(p.grad().defined() ? p.grad().dtype() : p.dtype());
-        };
         const DType dtype = dtype_of(first);
         std::int64_t bytes = parameters[first].numel() * dtype_size(dtype);
         std::size_t last = first + 1;
