@@ -6,13 +6,17 @@
     TODO(lab NN.k), shows up in the failures as "lab NN.k is not done yet".
 
     check_labs.py LESSONS_DIR LABS_BINARY LABS_STUDENT_BINARY
+
+A lab on 2 processes (its lab.h uses tinyamp/distributed/, lab_layout.runs_on_two_processes) is not
+in `labs`: its own programs lab_NN and lab_NN_student, beside it, are checked instead; where they
+were not built (no MPI) the check says so and goes on.
 """
 import pathlib
 import re
 import subprocess
 import sys
 
-from lab_layout import CHECK, lab_items
+from lab_layout import CHECK, lab_items, runs_on_two_processes
 
 CASES = re.compile(r"test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
 
@@ -32,6 +36,13 @@ def main():
     for lab in labs:
         number = lab.parent.name[:2]
         suite = f"lab{number}"
+        solution_binary, student_binary = solution, student
+        if runs_on_two_processes(lab.parent):
+            folder = pathlib.Path(solution).parent
+            solution_binary, student_binary = str(folder / f"lab_{number}"), str(folder / f"lab_{number}_student")
+            if not pathlib.Path(solution_binary).exists():
+                print(f"{suite}: runs on 2 processes and was not built here (no MPI): not checked")
+                continue
         items = [f"lab {item}" for item in lab_items(lab.read_text(encoding="utf-8"), number)]
         test_file = lab.parent / "lab_test.cpp"
         tests = test_file.read_text() if test_file.exists() else ""
@@ -42,11 +53,11 @@ def main():
             problems.append(f'{test_file}: no TEST_SUITE("{suite}")')
         if checks < 3:
             problems.append(f"{test_file}: {checks} checks; a lab needs at least 3")
-        code, output = run(solution, suite)
+        code, output = run(solution_binary, suite)
         cases = CASES.search(output)
         if code != 0 or not cases or int(cases.group(1)) == 0:
             problems.append(f"{suite}: the solution does not pass (exit {code}):\n{output[-2000:]}")
-        code, output = run(student, suite)
+        code, output = run(student_binary, suite)
         missing = [item for item in items if f"{item} is not done yet" not in output]
         if code == 0:
             problems.append(f"{suite}: the student build passes, but it should fail every item it stubs")

@@ -5,7 +5,15 @@
 // With TINYAMP_LAB_RESULTS=FILE in the environment it also writes, per test case, whether it
 // passed, its checks passed and failed, and the text of each failure, as JSON to FILE. The `lab`
 // command (scripts/lab) reads those files for `lab list` and `lab grade`.
+//
+// Compiled with TINYAMP_LAB_ON_TWO_PROCESSES (lab 21's program) main() starts the checks again
+// under mpiexec on 2 processes (two_processes.h); every rank runs them, rank 0 alone prints and
+// writes the results, and the exit status is the worst rank's.
+#ifdef TINYAMP_LAB_ON_TWO_PROCESSES
+#define DOCTEST_CONFIG_IMPLEMENT
+#else
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#endif
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -128,3 +136,21 @@ private:
 }  // namespace
 
 DOCTEST_REGISTER_LISTENER("lab_results", 1, LabResultsListener);
+
+#ifdef TINYAMP_LAB_ON_TWO_PROCESSES
+#include "lessons/support/two_processes.h"
+#include "tinyamp/distributed/process_group.h"
+
+int main(int argc, char** argv)
+{
+    tinyamp::lesson::restart_under_mpiexec(argc, argv);
+    // A check left hanging by a rank that skipped a collective ends the job after 30 s, saying so.
+    tinyamp::distributed::init_process_group(argc, argv, {.timeout_seconds = 30});
+    tinyamp::lesson::quiet_unless_rank_zero();
+    if (tinyamp::distributed::get_rank() != 0) unsetenv("TINYAMP_LAB_RESULTS");  // rank 0 writes them
+    doctest::Context context(argc, argv);
+    const int status = tinyamp::lesson::worst_status_of_all_ranks(context.run());
+    tinyamp::distributed::destroy_process_group();
+    return status;
+}
+#endif

@@ -41,6 +41,10 @@ struct LessonInfo {
     const char* title = "";     ///< "Number formats: f32, f16, bf16"
     const char* teaches = "";   ///< the one idea the lesson teaches (its README names it too)
     LessonBody body = nullptr;
+    /// A lesson that runs as a program of its own ("lesson_21", which runs on 2 processes under
+    /// mpiexec) instead of a body: the tour runs that program, from its own folder, and reads the
+    /// result it saved.
+    const char* program = nullptr;
 };
 
 /// A file the lesson wrote into its output folder, with the sentence the index shows under it.

@@ -4,7 +4,8 @@
 # a wrong solution (one of lab 13's listed mistakes) fails with the student's values and the
 # mistake's name in the output; the solution passes; `lab list` shows 3/3; hints come one level
 # at a time; `lab reset 13` gives back the lab as handed out and keeps the student's version;
-# `lab grade` writes valid JSON in Gradescope's shape.
+# `lab grade` writes valid JSON in Gradescope's shape. Where MPI is installed, lab 21 (2 processes
+# under mpiexec, started by lab_21 itself) fails on the stubs and passes with its solution.
 #
 #   student_session_test.sh SOURCE_DIR WORK_DIR
 #
@@ -88,5 +89,20 @@ git -C "$tree" diff --quiet student-start -- "$lab13/lab.cpp" || fail "after lab
 kept=("$tree/$lab13"/lab.cpp.before-reset-*)
 cmp -s "${kept[0]}" "$source_dir/$lab13/lab.cpp" || fail "lab reset did not keep the student's version beside lab.cpp"
 expect_in "$work/reset.txt" "is as handed out again" "lab reset says what it did"
+
+if command -v mpiexec >/dev/null; then
+  lab21=lessons/21_amp_across_processes
+  step "lab check 21: 2 processes under mpiexec, nothing written yet"
+  if lab check 21 >"$work/check21.txt" 2>&1; then cat "$work/check21.txt"; fail "lab check 21 passed on the stubs"; fi
+  expect_in "$work/check21.txt" "(2 processes: " "lab 21 shows the mpiexec command it runs"
+  expect_in "$work/check21.txt" "lab 21.2: not done yet" "an item not written is named"
+  expect_in "$work/check21.txt" "0 of 3 item(s) done" "the summary counts lab 21's items"
+  step "lab 21's solution"
+  cp "$source_dir/$lab21/lab.cpp" "$tree/$lab21/lab.cpp"
+  lab check 21 >"$work/check21b.txt" 2>&1 || { cat "$work/check21b.txt"; fail "the solution does not pass lab check 21"; }
+  expect_in "$work/check21b.txt" "3 of 3 item(s) done" "lab 21's solution passes on both ranks"
+else
+  echo "student_session: no mpiexec here: lab 21 (2 processes) not tried"
+fi
 
 echo "student_session: passed"

@@ -22,6 +22,8 @@
 
 #include "lessons/support/index_page.h"
 #include "lessons/support/lesson.h"
+#include "lessons/support/lesson_program.h"
+#include "lessons/support/tour.h"
 
 using namespace tinyamp;
 namespace fs = std::filesystem;
@@ -65,6 +67,7 @@ int print_machine()
 // Runs one lesson; returns its result for the index page.
 lesson::LessonResult run_one(const lesson::LessonInfo& info, const fs::path& out)
 {
+    if (info.program) return lesson::run_lesson_program(info, out, folder_name(info));
     lesson::Lesson L(info, out / folder_name(info));
     std::cout << "\n======== Lesson " << info.number << ": " << info.title << " ========\n"
               << "(teaches: " << info.teaches << ")\n";
@@ -155,10 +158,14 @@ std::optional<int> read_options(int argc, char** argv, Options& options)
 }
 
 // Runs the chosen lessons (all when none is) in order, then rebuilds the index; the exit status.
+// A lesson program the tour started (lesson_program.cpp sets TINYAMP_LESSON_IN_TOUR) prints its
+// lesson only: the tour prints the machine, the count and the index, and writes the index.
 int run_tour(const std::vector<lesson::LessonInfo>& lessons, const std::set<int>& chosen, const fs::path& out)
 {
+    const bool in_tour = std::getenv("TINYAMP_LESSON_IN_TOUR") != nullptr;
     const lesson::Machine machine = lesson::this_machine();
-    std::cout << "Machine: " << machine.cpu << "; features in use: " << machine.features
+    if (!in_tour)
+        std::cout << "Machine: " << machine.cpu << "; features in use: " << machine.features
               << (machine.tinyamp_cpu.empty() ? "" : " (TINYAMP_CPU=" + machine.tinyamp_cpu + ")") << "; GEMM tiers: " << machine.tiers
               << "\n";
     int failed = 0, skipped = 0, ran = 0;
@@ -169,6 +176,7 @@ int run_tour(const std::vector<lesson::LessonInfo>& lessons, const std::set<int>
         failed += result.status == "failed";
         skipped += result.status == "skipped";
     }
+    if (in_tour) return failed ? 1 : skipped == ran ? 77 : 0;
     const fs::path index = lesson::write_index(out);
     std::cout << "\n======== " << ran << " lesson(s): " << ran - failed - skipped << " passed, " << failed << " failed, " << skipped
               << " skipped\nPictures and the index: " << fs::absolute(index).string() << '\n';
@@ -178,7 +186,9 @@ int run_tour(const std::vector<lesson::LessonInfo>& lessons, const std::set<int>
 
 }  // namespace
 
-int main(int argc, char** argv)
+namespace tinyamp::lesson {
+
+int tour_main(int argc, char** argv)
 {
     Options options;
     if (const std::optional<int> status = read_options(argc, argv, options)) return *status;
@@ -201,3 +211,5 @@ int main(int argc, char** argv)
     }
     return run_tour(lessons, options.chosen, out);
 }
+
+}  // namespace tinyamp::lesson

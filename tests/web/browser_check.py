@@ -6,7 +6,7 @@ chromedriver, the site served on 127.0.0.1 only. Exits 1 naming each check that 
 
 Checks, in order:
   1. the front page links every scenario the native `tinyamp-viz --list-scenarios` names, and the
-     tour (when the site has it) shows the 20 lessons' texts as HTML and links scenarios that exist;
+     tour (when the site has it) shows every lesson's text as HTML and links scenarios that exist;
   2. viz.html?scenario=mlp-bf16 draws its first frame within 3 s of the page's start, with no error;
   3. its screenshot passes the native screenshot's pixel checks (viz_screenshot_check: the dtype
      colors, the cast outline, the legend), and a screenshot of the front page fails them (the
@@ -36,6 +36,9 @@ import sys
 import threading
 import time
 import zlib
+
+# The lessons the tour lists: one folder each under lessons/ (NN_topic).
+LESSON_COUNT = len(list((pathlib.Path(__file__).resolve().parents[2] / "lessons").glob("[0-9][0-9]_*/README.md")))
 
 try:
     from selenium import webdriver
@@ -236,7 +239,7 @@ def main():
                 texts = driver.find_elements(By.CSS_SELECTOR, "details.lesson-text")
                 tables = driver.find_elements(By.CSS_SELECTOR, "details.lesson-text table")
                 raw = [t.get_attribute("id") for t in texts if "**" in t.get_attribute("textContent") or "|---" in t.get_attribute("textContent")]
-                check(len(texts) == 20 and len(tables) > 0 and not raw, "the tour shows each lesson's text as HTML (tables, no Markdown left)",
+                check(len(texts) == LESSON_COUNT and len(tables) > 0 and not raw, "the tour shows each lesson's text as HTML (tables, no Markdown left)",
                       f"{len(texts)} texts, {len(tables)} tables" + (f"; Markdown left in {raw}" if raw else ""))
                 live = [a.get_attribute("href").split("scenario=")[-1] for a in driver.find_elements(By.CSS_SELECTOR, "p.live a")]
                 check(bool(live) and all(n in names for n in live), "the tour's lessons link live scenarios that exist",
