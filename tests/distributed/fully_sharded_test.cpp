@@ -111,6 +111,10 @@ TEST_CASE("param_dtype = bf16: the forward runs on bf16 parameters, the master s
     REQUIRE(fsdp->flat_parameter().grad().defined());
     CHECK(fsdp->flat_parameter().grad().dtype() == f32);
     CHECK(fsdp->flat_parameter().dtype() == f32);
+    // A second forward and backward without zero_grad adds to the shard's gradient.
+    const Tensor first = fsdp->flat_parameter().grad().clone();
+    cross_entropy((*fsdp)(b.x).to(f32), b.y).backward();
+    CHECK(fsdp->flat_parameter().grad().to_vector() == mul(first, 2.0).to_vector());
 
     const auto f32_run = trained_fsdp(23, {});
     const auto bf16_run = trained_fsdp(23, {.param_dtype = bf16});
