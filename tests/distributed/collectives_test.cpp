@@ -12,6 +12,7 @@
 
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/process_group.h"
+#include "tests/distributed/mlp_replicas.h"
 
 using namespace tinyamp;
 namespace dist = tinyamp::distributed;
@@ -19,19 +20,6 @@ namespace dist = tinyamp::distributed;
 namespace {
 int rank() { return dist::get_rank(); }
 int size() { return dist::get_world_size(); }
-
-// The Error a call throws, or "" (and a failed check) when it throws none.
-template <class Fn>
-std::string error_of(Fn&& fn)
-{
-    try {
-        fn();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    FAIL_CHECK("expected a tinyamp::Error");
-    return "";
-}
 }  // namespace
 
 TEST_CASE("the group: ranks 0 .. world_size - 1, and a barrier")
@@ -124,13 +112,13 @@ TEST_CASE("ranks that disagree on a collective all fail with each rank's call na
         return;
     }
     const Tensor t = zeros({rank() == 0 ? 3 : 4});
-    const std::string message = error_of([&] { dist::all_reduce(t); });
+    const std::string message = test::error_of([&] { dist::all_reduce(t); });
     CHECK(message.find("rank 0: all_reduce of 3 f32 elements, SUM") != std::string::npos);
     CHECK(message.find("rank 1: all_reduce of 4 f32 elements, SUM") != std::string::npos);
     // Different dtypes, then different collectives.
-    const std::string dtypes = error_of([&] { dist::all_reduce(zeros({2}, rank() == 0 ? f32 : bf16)); });
+    const std::string dtypes = test::error_of([&] { dist::all_reduce(zeros({2}, rank() == 0 ? f32 : bf16)); });
     CHECK(dtypes.find("rank 1: all_reduce of 2 bf16 elements") != std::string::npos);
-    const std::string calls = error_of([&] {
+    const std::string calls = test::error_of([&] {
         if (rank() == 0)
             dist::all_reduce(zeros({2}));
         else
@@ -151,16 +139,16 @@ TEST_CASE("a rank that refuses its own arguments says why, and every other rank 
     }
     const Tensor square = zeros({2, 2});
     const Tensor t = rank() == 1 ? square.t() : zeros({2, 2});  // rank 1's is not contiguous
-    const std::string message = error_of([&] { dist::all_reduce(t); });
+    const std::string message = test::error_of([&] { dist::all_reduce(t); });
     if (rank() == 1)
         CHECK(message.find("not contiguous") != std::string::npos);
     else
         CHECK(message.find("rank 1 refused its arguments") != std::string::npos);
     // Integers cannot be reduced: every rank says so.
-    const std::string ints = error_of([&] { dist::all_reduce(zeros({2}, i64)); });
+    const std::string ints = test::error_of([&] { dist::all_reduce(zeros({2}, i64)); });
     CHECK(ints.find("reductions take f64, f32, f16 or bf16") != std::string::npos);
-    const std::string root = error_of([&] { dist::broadcast(zeros({1}), 5); });
+    const std::string root = test::error_of([&] { dist::broadcast(zeros({1}), 5); });
     CHECK((root.find("ranks are 0 to 1") != std::string::npos || root.find("refused") != std::string::npos));
-    const std::string sizes = error_of([&] { dist::all_gather_into_tensor(zeros({3}), zeros({2})); });
+    const std::string sizes = test::error_of([&] { dist::all_gather_into_tensor(zeros({3}), zeros({2})); });
     CHECK(sizes.find("world_size x its elements") != std::string::npos);
 }

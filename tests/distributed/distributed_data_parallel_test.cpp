@@ -21,14 +21,6 @@ namespace dist = tinyamp::distributed;
 
 namespace {
 
-// An 8-16-3 MLP whose weights come from `seed`.
-std::shared_ptr<nn::Module> mlp(std::uint64_t seed)
-{
-    manual_seed(seed);
-    return std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
-        std::make_shared<nn::Linear>(8, 16), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(16, 3)});
-}
-
 struct Batch {
     Tensor x, y;
 };
@@ -43,16 +35,6 @@ std::vector<std::vector<double>> values(const std::vector<Tensor>& tensors)
     std::vector<std::vector<double>> out;
     for (const Tensor& t : tensors) out.push_back(t.to_vector());
     return out;
-}
-
-double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b)
-{
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const std::vector<double> x = a[i].to_vector(), y = b[i].to_vector();
-        for (std::size_t j = 0; j < x.size(); ++j) worst = std::max(worst, std::fabs(x[j] - y[j]));
-    }
-    return worst;
 }
 
 // 20 SGD steps of `model` (called through `call`) on this rank's share of each global batch
@@ -70,34 +52,20 @@ void train(nn::Module& model, Call&& call, bool share_of_ranks)
     }
 }
 
-// A model with a layer its forward never uses.
-class HalfUsed : public nn::Module {
-public:
-    HalfUsed()
-    {
-        used_ = register_module("used", std::make_shared<nn::Linear>(8, 3));
-        register_module("unused", std::make_shared<nn::Linear>(8, 3));
-    }
-    Tensor forward(const Tensor& x) override { return (*used_)(x); }
-    std::string type_name() const override { return "HalfUsed"; }
-
-private:
-    std::shared_ptr<nn::Linear> used_;
-};
-
 }  // namespace
 
 TEST_CASE("DistributedDataParallel starts every replica as rank 0's and trains as one process with the global batch")
 {
-    const auto reference = mlp(1);  // rank 0's seed, on every rank: the one-process run
+    const auto reference = test::small_mlp(1);  // rank 0's seed, on every rank: the one-process run
     train(*reference, [&](const Tensor& x) { return (*reference)(x); }, false);
 
-    const auto ddp = std::make_shared<dist::DistributedDataParallel>(mlp(1 + std::uint64_t(dist::get_rank())));  // each rank its own weights
-    const auto rank0_initial = mlp(1);
+    // Each rank its own weights:
+    const auto ddp = std::make_shared<dist::DistributedDataParallel>(test::small_mlp(1 + std::uint64_t(dist::get_rank())));
+    const auto rank0_initial = test::small_mlp(1);
     CHECK(values(ddp->module().parameters()) == values(rank0_initial->parameters()));  // broadcast from rank 0
     CHECK(ddp->named_parameters().front().first == "module.0.weight");
     train(*ddp, [&](const Tensor& x) { return (*ddp)(x); }, true);
-    const double difference = max_difference(ddp->module().parameters(), reference->parameters());
+    const double difference = test::max_difference(ddp->module().parameters(), reference->parameters());
     MESSAGE(dist::rank_name() << ": DDP against one process after 20 steps: " << difference);
     CHECK(difference < 1e-5);
     CHECK(test::replicas_identical(ddp->parameters()));
@@ -105,8 +73,8 @@ TEST_CASE("DistributedDataParallel starts every replica as rank 0's and trains a
 
 TEST_CASE("DistributedDataParallel's buckets: one bucket or one per parameter give the same bits")
 {
-    const auto one = std::make_shared<dist::DistributedDataParallel>(mlp(3));
-    const auto many = std::make_shared<dist::DistributedDataParallel>(mlp(3), dist::DistributedDataParallelOptions{.bucket_bytes = 4});
+    const auto one = std::make_shared<dist::DistributedDataParallel>(test::small_mlp(3));
+    const auto many = std::make_shared<dist::DistributedDataParallel>(test::small_mlp(3), dist::DistributedDataParallelOptions{.bucket_bytes = 4});
     CHECK(one->bucket_count() == 1);
     CHECK(many->bucket_count() == 4);
     train(*one, [&](const Tensor& x) { return (*one)(x); }, true);
@@ -116,14 +84,15 @@ TEST_CASE("DistributedDataParallel's buckets: one bucket or one per parameter gi
 
 TEST_CASE("DistributedDataParallel with bf16-compressed gradients keeps the replicas identical")
 {
-    const auto ddp = std::make_shared<dist::DistributedDataParallel>(mlp(4), dist::DistributedDataParallelOptions{.gradient_dtype = bf16});
+    const auto ddp =
+        std::make_shared<dist::DistributedDataParallel>(test::small_mlp(4), dist::DistributedDataParallelOptions{.gradient_dtype = bf16});
     train(*ddp, [&](const Tensor& x) { return (*ddp)(x); }, true);
     CHECK(test::replicas_identical(ddp->parameters()));
 }
 
 TEST_CASE("a parameter that took no part in the loss is named at the next forward, on every rank")
 {
-    const auto ddp = std::make_shared<dist::DistributedDataParallel>(std::make_shared<HalfUsed>(),
+    const auto ddp = std::make_shared<dist::DistributedDataParallel>(std::make_shared<test::HalfUsed>(),
                                                                      dist::DistributedDataParallelOptions{.bucket_bytes = 4});
     const Batch b = global_batch(0);
     cross_entropy((*ddp)(b.x), b.y).backward();
@@ -144,7 +113,7 @@ TEST_CASE("a parameter that took no part in the loss is named at the next forwar
 
 TEST_CASE("GradScaler with DistributedDataParallel: a non-finite gradient on one rank makes every rank skip the step")
 {
-    const auto ddp = std::make_shared<dist::DistributedDataParallel>(mlp(5));
+    const auto ddp = std::make_shared<dist::DistributedDataParallel>(test::small_mlp(5));
     optim::SGD optimizer(ddp->parameters(), {.lr = 0.1});
     amp::GradScaler scaler("cpu");
     const std::vector<std::vector<double>> before = values(ddp->parameters());

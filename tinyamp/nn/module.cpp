@@ -14,12 +14,6 @@
 
 namespace tinyamp::nn {
 
-namespace {
-
-// Points self at data's storage, shape, strides and dtype, keeping self's identity (its id, name,
-// grad flag, and every handle to it), as PyTorch's `param.data = data`: Module::to(dtype) uses
-// it so that optimizers built earlier still hold the module's parameters. No autograd. Only for
-// a leaf (Error(state)); a tensor that requires grad must get float data (Error(dtype)).
 void set_data(const Tensor& self, const Tensor& data)
 {
     TINYAMP_CHECK(self.defined() && data.defined(), value, "set_data needs two defined tensors");
@@ -34,8 +28,6 @@ void set_data(const Tensor& self, const Tensor& data)
     impl.offset = data.storage_offset();
     impl.dtype = data.dtype();
 }
-
-}  // namespace
 
 Tensor Module::forward(const Tensor&)
 {

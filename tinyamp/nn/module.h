@@ -28,6 +28,14 @@
 
 namespace tinyamp::nn {
 
+/// Points \p self at \p data's storage, shape, strides and dtype, keeping self's identity (its id,
+/// name, grad flag, hooks and every handle to it), as PyTorch's `param.data = data`: Module::to
+/// uses it so that optimizers made earlier still hold the module's parameters, and
+/// distributed::FullyShardedDataParallel to point parameters at gathered shards and free them. No
+/// autograd. Only for a leaf (Error(state)); a tensor that requires grad must get floating point
+/// data (Error(dtype)).
+void set_data(const Tensor& self, const Tensor& data);
+
 /// (name, tensor) pairs in a fixed order: registration order, a module's own before its children's.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
