@@ -12,6 +12,14 @@ install(TARGETS tinyamp EXPORT tinyampTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# tinyamp::distributed (issue 42), where this build found MPI: find_package(tinyamp COMPONENTS
+# distributed) then finds MPI too (tinyampConfig.cmake) and fails, saying why, where it was not built.
+if(TINYAMP_HAS_MPI)
+  set_target_properties(tinyamp_distributed PROPERTIES EXPORT_NAME distributed)
+  install(TARGETS tinyamp_distributed EXPORT tinyampTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tinyamp/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tinyamp
   FILES_MATCHING PATTERN "*.h")
 # tinyamp 0.1's header paths, each forwarding to where issue 40 moved it; for one release (compat/README.md).

@@ -18,6 +18,7 @@
 #include "lessons/support/models.h"
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/distributed_data_parallel.h"
+#include "tinyamp/distributed/fully_sharded.h"
 #include "tinyamp/distributed/gradients.h"
 #include "tinyamp/distributed/process_group.h"
 #include "tinyamp/distributed/sharded.h"
@@ -457,6 +458,24 @@ RankMemory adamw_step_memory(bool sharded, const Digits& d)
     return m;
 }
 
+// The optimizer state one AdamW step of the same MLP creates on this rank under
+// FullyShardedDataParallel (parameters gathered in bf16, gradients reduce-scattered in f32): the
+// flat parameter is split evenly, whatever the tensors' sizes.
+double fsdp_adamw_state(const Digits& d)
+{
+    manual_seed(9);
+    const auto mlp = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
+        std::make_shared<nn::Linear>(64, 256), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(256, 256),
+        std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(256, 10)});
+    dist::FullyShardedDataParallel fsdp(mlp, {.param_dtype = bf16, .reduce_dtype = f32});
+    optim::AdamW optimizer(fsdp.parameters(), {});
+    const Share b = batch(d, 0, false);
+    cross_entropy(fsdp.forward(b.x).to(f32), b.y).backward();
+    const std::int64_t before = live_bytes();
+    optimizer.step();
+    return double(live_bytes() - before);
+}
+
 std::string kib(double bytes) { return lesson::fmt(bytes / 1024) + " KiB"; }
 
 void step_memory(lesson::Lesson& L, const Digits& d)
@@ -467,7 +486,8 @@ void step_memory(lesson::Lesson& L, const Digits& d)
           "with memory_stats(): the bytes alive after the first step minus before it, on each rank, for the\n"
           "digits MLP 64-256-256-10 (85,002 parameters, 332 KiB in f32).");
     L.expect("Replicated: 664 KiB of moments on each rank. ZeRO: the two ranks' moments add up to the same 664 KiB,\n"
-             "but not half each: parameters go to ranks whole, and w2 (256x256) alone is 77 % of them.");
+             "but not half each: parameters go to ranks whole, and w2 (256x256) alone is 77 % of them. FSDP flattens\n"
+             "all parameters into one vector and gives each rank half of it: 332 KiB of moments each.");
     const RankMemory replicated = adamw_step_memory(false, d), sharded = adamw_step_memory(true, d);
     const std::vector<double> rep_state = from_every_rank(replicated.state), zero_state = from_every_rank(sharded.state);
     const std::vector<double> zero_grads = from_every_rank(sharded.grads), zero_counted = from_every_rank(sharded.state_counted);
@@ -484,8 +504,13 @@ void step_memory(lesson::Lesson& L, const Digits& d)
             "the larger shard is w2's moments alone (77 % of the state): whole tensors split no finer than the largest one");
     L.check(zero_counted == zero_state, "ZeroRedundancyOptimizer::optimizer_state_bytes() counts what memory_stats() saw");
     L.check(zero_grads[0] + zero_grads[1] == params_bytes, "ZeRO-2: each rank keeps only its own shard's gradients, together one copy");
+    const std::vector<double> fsdp_state = from_every_rank(fsdp_adamw_state(d));
+    L.say("FSDP (one flat parameter, gathered in bf16 for each forward): optimizer state " + kib(fsdp_state[0]) + " on rank 0, " +
+          kib(fsdp_state[1]) + " on rank 1");
+    L.check(fsdp_state[0] == fsdp_state[1] && fsdp_state[0] == params_bytes + 4,
+            "FullyShardedDataParallel splits the flattened parameters evenly: half the moments on each rank (and one step count)");
     L.key_result("AdamW state per rank: replicated " + kib(rep_state[0]) + ", ZeRO " + kib(zero_state[0]) + " / " + kib(zero_state[1]) +
-                 " (whole tensors: the largest decides)");
+                 " (whole tensors: the largest decides), FSDP " + kib(fsdp_state[0]) + " each");
 }
 
 void run(lesson::Lesson& L)

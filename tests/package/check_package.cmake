@@ -38,7 +38,7 @@ foreach(installed include/tinyamp/tinyamp.h include/tinyamp/version.h include/ti
 endforeach()
 
 file(COPY "${SOURCE_DIR}/tests/package/consumer/CMakeLists.txt" "${SOURCE_DIR}/tests/package/consumer/old_include_paths.cpp"
-  DESTINATION "${work}/src")
+  "${SOURCE_DIR}/tests/package/consumer/distributed_average.cpp" DESTINATION "${work}/src")
 file(COPY "${SOURCE_DIR}/examples/amp_training.cpp" DESTINATION "${work}/src")
 run("configure the outside project"
   ${CMAKE_COMMAND} -S "${work}/src" -B "${work}/build" -DCMAKE_BUILD_TYPE=Release
