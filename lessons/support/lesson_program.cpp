@@ -55,6 +55,7 @@ LessonResult run_lesson_program(const LessonInfo& info, const fs::path& out, con
     result.teaches = info.teaches;
     result.machine = this_machine();
     std::error_code error;
+    fs::create_directories(out / folder, error);  // where the result goes, whoever writes it
     const fs::path here = fs::read_symlink("/proc/self/exe", error).parent_path();
     const fs::path program = here / info.program;
     if (error || !fs::exists(program)) {
@@ -73,7 +74,12 @@ LessonResult run_lesson_program(const LessonInfo& info, const fs::path& out, con
     unsetenv("TINYAMP_LESSON_IN_TOUR");
     for (const LessonResult& saved : load_results(out))
         if (saved.folder == folder) result = saved;
-    if (result.status.empty()) {
+    if (result.status.empty() && status == 77) {
+        result.status = "skipped";
+        result.note = "mpiexec could not start the lesson's 2 processes on this machine (MPI cannot run here)";
+        std::cout << "\n   SKIPPED: " << result.note << '\n';
+        save_result(result, out);
+    } else if (result.status.empty()) {
         result.status = "failed";
         result.note = problem.empty() ? std::string(info.program) + " ended (status " + std::to_string(status) + ") without saving its result"
                                       : problem;

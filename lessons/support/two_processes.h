@@ -6,9 +6,10 @@
 // the others run silently, and the exit status is the worst of all ranks'.
 namespace tinyamp::lesson {
 
-/// Returns at once under an MPI launcher. Otherwise replaces this process by
-/// `mpiexec -n 2 <this machine's options> <this program> <its arguments>` (as root with Open MPI's
-/// two "allow" variables); exits 1 saying why when mpiexec cannot be started.
+/// Returns at once under an MPI launcher. Otherwise runs `mpiexec -n 2 <this machine's options>
+/// <this program> <its arguments>` (as root with Open MPI's two "allow" variables), printing it,
+/// and exits with its status; exits 77 (skipped), saying so, when mpiexec could not start the
+/// ranks (MPI cannot run here), and 1 when there is no mpiexec to run.
 void restart_under_mpiexec(int argc, char** argv);
 
 /// On every rank but 0, sends standard output to /dev/null: the ranks print the same text.

@@ -8,11 +8,13 @@
 
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/process_group.h"
+#include "tests/distributed/ranks_started.h"
 
 int main(int argc, char** argv)
 {
     namespace dist = tinyamp::distributed;
     dist::init_process_group(argc, argv);
+    tinyamp::test::mark_rank_started();
     if (dist::get_rank() == 0) {
         dist::all_reduce(tinyamp::ones({8}));
     } else {

@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 
 #include "tinyamp/distributed/process_group.h"
+#include "tests/distributed/ranks_started.h"
 
 int main(int argc, char** argv)
 {
     tinyamp::distributed::init_process_group(argc, argv, {.timeout_seconds = 30});
+    tinyamp::test::mark_rank_started();
     doctest::Context context(argc, argv);
     const int failed = context.run();
     tinyamp::distributed::destroy_process_group();
