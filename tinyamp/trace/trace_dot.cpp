@@ -4,6 +4,8 @@
 //     output dtype and shape, and the autocast rule applied;
 //   * autocast's casts as "cds" (tag) shapes labelled "cast f32→bf16"; a cast served by the cast
 //     cache has a dashed border and the line "cache hit";
+//   * collectives of tinyamp::distributed (all_reduce, broadcast, ...) as hexagons filled with the
+//     dtype their data travelled in, labelled with the reduction, that dtype and the bytes sent;
 //   * tensors that come from outside the trace (parameters such as "w1", inputs, the backward
 //     seed) as ellipses in their dtype's color;
 //   * edges from the event that made a tensor to each event that used it, labelled with the
@@ -80,15 +82,17 @@ std::string node_line(const std::string& name, const NodeStyle& s, const std::ve
 }
 
 // How a graph node looks: ops are boxes (rounded in forward), casts "cds" tags (dashed when the
-// cache served them), outside tensors ellipses (dashed when made before the recording started).
+// cache served them), collectives hexagons, outside tensors ellipses (dashed when made before the
+// recording started).
 NodeStyle graph_node_style(const GraphNode& node)
 {
-    const std::string shape = node.kind == NodeKind::op       ? "box"
-                              : node.kind == NodeKind::cast   ? "cds"
-                              : node.kind == NodeKind::module ? "box3d"
-                                                              : "ellipse";
+    const std::string shape = node.kind == NodeKind::op           ? "box"
+                              : node.kind == NodeKind::cast       ? "cds"
+                              : node.kind == NodeKind::module     ? "box3d"
+                              : node.kind == NodeKind::collective ? "hexagon"
+                                                                  : "ellipse";
     NodeStyle style = node.has_dtype ? dtype_style(shape, node.dtype) : NodeStyle{shape};
-    if (node.kind == NodeKind::module) return style;
+    if (node.kind == NodeKind::module || node.kind == NodeKind::collective) return style;
     if (node.kind == NodeKind::tensor) {
         if (!node.tensor.is_leaf) style.style = "filled,dashed";
         return style;
@@ -128,6 +132,10 @@ std::vector<std::string> legend_lines(const TraceGraph& graph)
     if (graph.has_casts) {
         names.push_back("legend_cast");
         lines.push_back(node_line(names.back(), NodeStyle{"cds"}, {"autocast cast"}, ""));
+    }
+    if (graph.has_collectives) {
+        names.push_back("legend_collective");
+        lines.push_back(node_line(names.back(), NodeStyle{"hexagon"}, {"collective"}, ""));
     }
     if (graph.has_cache_hits) {
         NodeStyle dashed{"box"};

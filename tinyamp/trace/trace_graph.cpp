@@ -16,12 +16,16 @@ std::string dtype_and_shape(const TensorInfo& t)
     return text.append(" ").append(shape_str(t.shape));
 }
 
-// The lines of an event's node: the op (or "cast f32→bf16"), each output's dtype and shape (for a
-// gradient, the .grad it is when it has a name), the cache event, and an op's autocast rule.
+// The lines of an event's node: the op (or "cast f32→bf16"; a collective's name and how its data
+// travelled), each output's dtype and shape (for a gradient, the .grad it is when it has a name),
+// the cache event, and an op's autocast rule.
 std::vector<std::string> event_label(const Event& e)
 {
     std::vector<std::string> lines;
-    if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
+    if (e.collective) {
+        lines.push_back(e.op);
+        lines.push_back(collective_how(*e.collective).append(", ").append(std::to_string(e.collective->bytes)).append(" B"));
+    } else if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
         std::string cast = "cast ";
         lines.push_back(cast.append(dtype_name(e.inputs[0].dtype)).append("\u2192").append(dtype_name(e.outputs[0].dtype)));
     } else {
@@ -47,13 +51,15 @@ GraphNode event_node(const Event& e, int event_index)
 {
     GraphNode node;
     node.name = std::string("e").append(std::to_string(e.seq));
-    node.kind = e.is_cast ? NodeKind::cast : NodeKind::op;
+    node.kind = e.collective ? NodeKind::collective : e.is_cast ? NodeKind::cast : NodeKind::op;
     node.phase = e.phase;
     node.event = event_index;
-    // The fill: the (first) output's dtype, else the first input's.
+    // The fill: the (first) output's dtype, else the first input's; a collective's is the dtype
+    // its data travelled in (bf16 for gradients compressed from f32).
     const TensorInfo* colored = !e.outputs.empty() ? &e.outputs.front() : !e.inputs.empty() ? &e.inputs.front() : nullptr;
-    node.has_dtype = colored != nullptr;
+    node.has_dtype = colored != nullptr || e.collective;
     if (colored) node.dtype = colored->dtype;
+    if (e.collective) node.dtype = e.collective->dtype;
     node.label = event_label(e);
     node.tooltip = e.why;
     node.cache = e.cache;
@@ -87,6 +93,7 @@ const char* node_kind_name(NodeKind kind)
     case NodeKind::cast: return "cast";
     case NodeKind::tensor: return "tensor";
     case NodeKind::module: return "module";
+    case NodeKind::collective: return "collective";
     }
     return "op";  // unreachable: every enumerator is handled above
 }
@@ -159,7 +166,9 @@ TraceGraph build_graph(const Trace& trace, const GraphOptions& options)
         for (const TensorInfo& t : e.inputs) seen.insert(t.dtype);
         for (const TensorInfo& t : e.outputs) seen.insert(t.dtype);
         for (const ScaledCast& c : e.scaled_casts) scaled.insert(c.dtype);
+        if (e.collective) seen.insert(e.collective->dtype);
         graph.has_casts = graph.has_casts || e.is_cast;
+        graph.has_collectives = graph.has_collectives || e.collective.has_value();
         graph.has_cache_hits = graph.has_cache_hits || e.cache == CacheEvent::hit;
     }
     for (const DType d : kAllDTypes)  // in the table's order, so every legend lists them alike
