@@ -46,7 +46,7 @@ Trace ddp_trace()
     reduce.inputs = {gradient(7, "w.grad")};
     reduce.outputs = {gradient(8, "w.grad")};
     reduce.device_type = "cpu";
-    reduce.why = "all_reduce_gradients: 1 gradient(s) (w) averaged over 2 ranks";
+    reduce.why = "all_reduce_gradients: 1 gradient (w) averaged over 2 ranks";
     reduce.collective = trace::Collective{.reduce_op = "SUM", .dtype = bf16, .bytes = 96, .world_size = 2, .rank = 1, .root = -1};
     t.add(reduce);
     return t;
@@ -138,10 +138,7 @@ TEST_CASE("the graph draws a collective as its own kind of node, filled with the
     CHECK(std::string(trace::node_kind_name(n.kind)) == "collective");
     CHECK(n.phase == trace::Phase::backward);
     CHECK(n.dtype == bf16);  // its gradients are f32: the fill is what travelled
-    REQUIRE(n.label.size() >= 3);
-    CHECK(n.label[0] == "all_reduce");
-    CHECK(n.label[1] == "SUM in bf16, 96 B");
-    CHECK(n.label[2] == "w.grad f32 [3, 16]");
+    CHECK(n.label == std::vector<std::string>{"all_reduce", "SUM in bf16, 96 B", "back in f32"});
     CHECK(graph.has_collectives);
     CHECK(graph.dtypes == std::vector<DType>{f32, bf16});  // bf16 only travelled, but the legend lists it
     REQUIRE(graph.edges.size() == 1);  // from AccumulateGrad's .grad, no outside tensor node
@@ -149,9 +146,21 @@ TEST_CASE("the graph draws a collective as its own kind of node, filled with the
     CHECK(graph.edges[0].to == node);
     CHECK(graph.nodes.size() == 2);
 
+    // Larger amounts in KiB and MiB, to a tenth; no "back in" line when it came back as it went.
+    for (const auto& [bytes, text] : std::vector<std::pair<std::int64_t, std::string>>{
+             {1023, "1023 B"}, {1536, "1.5 KiB"}, {5652, "5.5 KiB"}, {131072, "128 KiB"}, {std::int64_t(3) << 20, "3 MiB"}}) {
+        Event e = t.events()[1];
+        e.collective->bytes = bytes;
+        e.outputs[0].dtype = bf16;
+        Trace one;
+        one.add(e);
+        CHECK(trace::build_graph(one).nodes.back().label == std::vector<std::string>{"all_reduce", "SUM in bf16, " + text});
+    }
+
     const std::string dot = t.to_dot();
     CHECK(dot.find("e2 [shape=hexagon, style=\"filled\", fillcolor=\"" + std::string(trace::dtype_color(bf16).fill) + "\"") !=
           std::string::npos);
+    CHECK(dot.find("label=\"all_reduce\\nSUM in bf16, 96 B\\nback in f32\", margin=\"0.11,0.11\"") != std::string::npos);  // room between the points
     CHECK(dot.find("legend_collective [shape=hexagon") != std::string::npos);
     CHECK(Trace().to_dot().find("legend_collective") == std::string::npos);
 }

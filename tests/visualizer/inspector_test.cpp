@@ -375,7 +375,7 @@ TEST_CASE("inspect: a collective says how its data left the rank, in which dtype
     grad.id = 6;
     grad.has_stats = true;
     reduce.outputs = {grad};
-    reduce.why = "all_reduce_gradients: 1 gradient(s) (weight) averaged over 2 ranks";
+    reduce.why = "all_reduce_gradients: 1 gradient (weight) averaged over 2 ranks";
     reduce.collective = trace::Collective{.reduce_op = "SUM", .dtype = bf16, .bytes = 96, .world_size = 2, .rank = 0};
     t.trace.add(reduce);
     t.build();

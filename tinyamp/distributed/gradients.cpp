@@ -35,7 +35,8 @@ void record_bucket(const std::vector<Tensor>& parameters, std::size_t first, std
         names.append(names.empty() ? "" : ", ").append(p.name().empty() ? "parameter " + std::to_string(i) : p.name());
     }
     const int ranks = get_world_size();
-    const std::string why = "all_reduce_gradients: " + std::to_string(last - first) + " gradient(s) (" + names + ") averaged over " +
+    const std::size_t count = last - first;
+    const std::string why = "all_reduce_gradients: " + std::to_string(count) + (count == 1 ? " gradient (" : " gradients (") + names + ") averaged over " +
                             std::to_string(ranks) + " ranks as one bucket of " + std::to_string(bucket.numel()) + ' ' +
                             dtype_name(bucket.dtype()) + " elements: each divided by " + std::to_string(ranks) + ", summed in " +
                             dtype_name(bucket.dtype()) + ", written back in the gradients' dtype";

@@ -59,6 +59,7 @@ struct NodeStyle {
     std::string style = "filled";
     std::string fill = "#ffffff";
     std::string text = "#1a1a1a";
+    std::string margin;  // Graphviz's space around the label, "x,y" inches; "" for its default
 };
 
 NodeStyle dtype_style(std::string shape, DType dtype)
@@ -76,6 +77,7 @@ std::string node_line(const std::string& name, const NodeStyle& s, const std::ve
     std::ostringstream out;
     out << "    " << name << " [shape=" << s.shape << ", style=" << quoted(s.style) << ", fillcolor=" << quoted(s.fill)
         << ", fontcolor=" << quoted(s.text) << ", label=" << quoted(joined_lines(label));
+    if (!s.margin.empty()) out << ", margin=" << quoted(s.margin);
     if (!tooltip.empty()) out << ", tooltip=" << quoted(tooltip);
     out << "];";
     return out.str();
@@ -92,6 +94,9 @@ NodeStyle graph_node_style(const GraphNode& node)
                               : node.kind == NodeKind::collective ? "hexagon"
                                                                   : "ellipse";
     NodeStyle style = node.has_dtype ? dtype_style(shape, node.dtype) : NodeStyle{shape};
+    // A hexagon's label sits between its points: twice the default margin above and below keeps
+    // its lines clear of the slanted sides when the visualizer writes them at its smallest size.
+    if (node.kind == NodeKind::collective) style.margin = "0.11,0.11";
     if (node.kind == NodeKind::module || node.kind == NodeKind::collective) return style;
     if (node.kind == NodeKind::tensor) {
         if (!node.tensor.is_leaf) style.style = "filled,dashed";

@@ -2,6 +2,7 @@
 // the visualizer lays out and draws the same nodes and edges.
 #include "tinyamp/trace/trace_graph.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -16,16 +17,41 @@ std::string dtype_and_shape(const TensorInfo& t)
     return text.append(" ").append(shape_str(t.shape));
 }
 
-// The lines of an event's node: the op (or "cast f32→bf16"; a collective's name and how its data
-// travelled), each output's dtype and shape (for a gradient, the .grad it is when it has a name),
-// the cache event, and an op's autocast rule.
+// Bytes as a node's label says them: "10 B", "5.5 KiB", "128 KiB", "1.5 MiB".
+std::string bytes_text(std::int64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    double value = double(bytes);
+    int unit = 0;
+    for (; value >= 1024 && unit < 3; ++unit) value /= 1024;
+    std::string text = std::to_string(unit == 0 ? bytes : std::int64_t(std::lround(value * 10)));
+    if (unit > 0) {  // tenths: "55" -> "5.5", "1280" -> "128"
+        const char tenth = text.back();
+        text.pop_back();
+        if (text.empty()) text = "0";
+        if (tenth != '0') text.append(".").push_back(tenth);
+    }
+    return text.append(" ").append(units[unit]);
+}
+
+// A collective's lines: its name, how its data travelled and how much this rank sent ("SUM in
+// bf16, 128 KiB"), and the dtype its results came back in when that is another.
+std::vector<std::string> collective_label(const Event& e)
+{
+    std::vector<std::string> lines = {e.op, collective_how(*e.collective).append(", ").append(bytes_text(e.collective->bytes))};
+    if (!e.outputs.empty() && e.outputs.front().dtype != e.collective->dtype)
+        lines.push_back(std::string("back in ").append(dtype_name(e.outputs.front().dtype)));
+    return lines;
+}
+
+// The lines of an event's node: the op (or "cast f32→bf16"), each output's dtype and shape (for a
+// gradient, the .grad it is when it has a name), the cache event, and an op's autocast rule; a
+// collective's are collective_label's (the inspector lists what it took and gave).
 std::vector<std::string> event_label(const Event& e)
 {
+    if (e.collective) return collective_label(e);
     std::vector<std::string> lines;
-    if (e.collective) {
-        lines.push_back(e.op);
-        lines.push_back(collective_how(*e.collective).append(", ").append(std::to_string(e.collective->bytes)).append(" B"));
-    } else if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
+    if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
         std::string cast = "cast ";
         lines.push_back(cast.append(dtype_name(e.inputs[0].dtype)).append("\u2192").append(dtype_name(e.outputs[0].dtype)));
     } else {
