@@ -1,7 +1,8 @@
 // The collectives in the trace (tinyamp/distributed/collective_trace.h) under mpirun: while a
 // trace records, each collective adds one event with its reduction, the dtype its data travelled
 // in and the bytes this rank handed in; DistributedDataParallel's buckets are backward events in
-// the compressed dtype, one per bucket, fed by the gradients AccumulateGrad wrote; nothing is
+// the compressed dtype, one per bucket, fed by the gradients AccumulateGrad wrote; FSDP's gather
+// gives the parameters the model's ops use and its reduce-scatter takes the gradients; nothing is
 // recorded without a recorder.
 #include <doctest/doctest.h>
 
@@ -15,6 +16,7 @@
 
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/distributed_data_parallel.h"
+#include "tinyamp/distributed/fully_sharded.h"
 #include "tinyamp/distributed/gradients.h"
 #include "tinyamp/distributed/process_group.h"
 #include "tests/distributed/mlp_replicas.h"
@@ -215,4 +217,52 @@ TEST_CASE("DistributedDataParallel's default bucket: one all_reduce for the whol
     CHECK(all_reduces[0].collective->bytes == 4 * 195);
     CHECK(all_reduces[0].inputs.size() == 4);
     CHECK(recorded.events().back().op == "all_reduce");  // the last gradient completes the one bucket
+}
+
+TEST_CASE("FullyShardedDataParallel in bf16: a forward all_gather that gives the module's parameters, a backward reduce_scatter of their gradients")
+{
+    auto fsdp = std::make_shared<dist::FullyShardedDataParallel>(mlp(7), dist::MixedPrecision{.param_dtype = bf16});
+    const Tensor x = full({2, 8}, 0.5), y = tensor({0.0, 2.0}).to(i64);
+    trace::Trace recorded;
+    {
+        trace::TraceRecorder recorder(recorded);
+        cross_entropy((*fsdp)(x).to(f32), y).backward();
+    }
+    const std::vector<trace::Event> collectives = collectives_in(recorded);
+    REQUIRE(collectives.size() == 2);
+    const trace::Event &gather = collectives[0], &scatter = collectives[1];
+    const std::int64_t shard = (195 + 1) / 2 * 2 / dist::get_world_size();  // 195 weights, padded to a multiple of the ranks
+    CHECK(gather.op == "all_gather_into_tensor");
+    CHECK(gather.phase == trace::Phase::forward);
+    CHECK(gather.collective->dtype == bf16);
+    CHECK(gather.collective->bytes == 2 * shard);
+    REQUIRE(gather.inputs.size() == 1);
+    CHECK(gather.inputs[0].dtype == f32);  // the f32 shard, sent as bf16
+    REQUIRE(gather.outputs.size() == 4);
+    std::set<std::uint64_t> gathered;
+    for (const trace::TensorInfo& p : gather.outputs) {
+        CHECK(p.dtype == bf16);
+        gathered.insert(p.id);
+    }
+    CHECK(scatter.op == "reduce_scatter_tensor");
+    CHECK(scatter.phase == trace::Phase::backward);
+    CHECK(scatter.collective->dtype == bf16);  // reduce_dtype unset: param_dtype's
+    CHECK(scatter.collective->reduce_op == "SUM");
+    CHECK(scatter.collective->bytes == 2 * shard * dist::get_world_size());
+    CHECK(scatter.inputs.size() == 4);
+    REQUIRE(scatter.outputs.size() == 1);
+    CHECK(scatter.outputs[0].dtype == f32);  // added to the f32 shard's gradient
+    // The linears take their weights from the gather, and the scatter its gradients from
+    // AccumulateGrad; FSDP's own casts, views and cat are no events.
+    std::set<std::uint64_t> made;
+    int weights_from_gather = 0;
+    for (const trace::Event& e : recorded.events()) {
+        CHECK(e.op != "cat");
+        CHECK(e.op != "slice");
+        if (e.op == "linear" && e.phase == trace::Phase::forward) weights_from_gather += int(gathered.count(e.inputs.at(1).id));
+        if (e.op == "reduce_scatter_tensor")
+            for (const trace::TensorInfo& g : e.inputs) CHECK(made.count(g.id) == 1);
+        for (const trace::TensorInfo& t : e.outputs) made.insert(t.id);
+    }
+    CHECK(weights_from_gather == 2);
 }

@@ -16,6 +16,13 @@ trace::Collective collective_on_this_rank(const char* reduce_op, DType dtype, st
                              .root = root};
 }
 
+trace::TensorInfo gradient_info(const Tensor& parameter, const Tensor& grad, bool with_stats)
+{
+    trace::TensorInfo info = trace::describe(grad, with_stats);
+    info.name = parameter.name().empty() ? "grad" : parameter.name() + ".grad";
+    return info;
+}
+
 void record_collective(const char* name, const trace::Collective& collective, std::vector<trace::TensorInfo> took,
                        std::vector<trace::TensorInfo> gave, std::string why)
 {

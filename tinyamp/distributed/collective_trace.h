@@ -20,6 +20,10 @@ namespace tinyamp::distributed::detail {
 /// for the other collectives).
 trace::Collective collective_on_this_rank(const char* reduce_op, DType dtype, std::int64_t bytes, int root = -1);
 
+/// A parameter's gradient as a collective's event names it, "module.0.weight.grad" ("grad" for a
+/// parameter without a name), as AccumulateGrad's event does.
+trace::TensorInfo gradient_info(const Tensor& parameter, const Tensor& grad, bool with_stats);
+
 /// Adds the event of collective `name` ("all_reduce") to the trace recording on this thread, and
 /// nothing when none records (check trace::current() before describing tensors). `took` and
 /// `gave` are the tensors it took and gave (trace::describe; `gave` with value statistics);

@@ -177,6 +177,12 @@ void broadcast(const Tensor& tensor, int src)
 
 void all_gather_into_tensor(const Tensor& output, const Tensor& input)
 {
+    detail::all_gather_untraced(output, input);
+    record(intent(kAllGather, input, 0, 0, ""), input, output, input.nbytes());
+}
+
+void detail::all_gather_untraced(const Tensor& output, const Tensor& input)
+{
     detail::check_initialized("all_gather_into_tensor");
     std::string problem = buffer_problem(input, "input", false);
     if (problem.empty()) problem = buffer_problem(output, "output", false);
@@ -189,10 +195,15 @@ void all_gather_into_tensor(const Tensor& output, const Tensor& input)
                        &request);
         detail::wait_or_abort(request, describe(mine));
     }
-    record(mine, input, output, input.nbytes());
 }
 
 void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op)
+{
+    detail::reduce_scatter_untraced(output, input, op);
+    record(intent(kReduceScatter, input, std::int64_t(op), 0, ""), input, output, input.nbytes());
+}
+
+void detail::reduce_scatter_untraced(const Tensor& output, const Tensor& input, ReduceOp op)
 {
     detail::check_initialized("reduce_scatter_tensor");
     std::string problem = buffer_problem(input, "input", true);
@@ -207,7 +218,6 @@ void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp o
         detail::wait_or_abort(request, describe(mine));
         if (op == ReduceOp::AVG) divide_by_world_size(output);
     }
-    record(mine, input, output, input.nbytes());
 }
 
 }  // namespace tinyamp::distributed

@@ -46,9 +46,12 @@ void all_gather_into_tensor(const Tensor& output, const Tensor& input);
 void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op = ReduceOp::SUM);
 
 namespace detail {
-/// all_reduce without its trace event, for a caller that records its own: all_reduce_gradients
-/// records the gradients a bucket averaged rather than the bucket it packed them into.
+/// The collectives without their trace event, for a caller that records its own:
+/// all_reduce_gradients records the gradients a bucket averaged rather than the bucket it packed
+/// them into, FullyShardedDataParallel the parameters it gathered and the gradients it scattered.
 void all_reduce_untraced(const Tensor& tensor, ReduceOp op);
+void all_gather_untraced(const Tensor& output, const Tensor& input);                    ///< as all_gather_into_tensor
+void reduce_scatter_untraced(const Tensor& output, const Tensor& input, ReduceOp op);  ///< as reduce_scatter_tensor
 }  // namespace detail
 
 }  // namespace tinyamp::distributed

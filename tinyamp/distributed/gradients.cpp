@@ -13,14 +13,6 @@
 namespace tinyamp::distributed {
 namespace {
 
-// A parameter's gradient as the trace names it: "module.0.weight.grad", as AccumulateGrad does.
-trace::TensorInfo gradient_info(const Tensor& parameter, const Tensor& grad, bool with_stats)
-{
-    trace::TensorInfo info = trace::describe(grad, with_stats);
-    info.name = parameter.name().empty() ? "grad" : parameter.name() + ".grad";
-    return info;
-}
-
 // One bucket's event: the gradients it took (`before`, undefined for a missing one) and the
 // averages it wrote back, the bucket's dtype and bytes.
 void record_bucket(const std::vector<Tensor>& parameters, std::size_t first, std::size_t last, const std::vector<Tensor>& before,
@@ -30,8 +22,8 @@ void record_bucket(const std::vector<Tensor>& parameters, std::size_t first, std
     std::string names;
     for (std::size_t i = first; i < last; ++i) {
         const Tensor& p = parameters[i];
-        if (before[i - first].defined()) took.push_back(gradient_info(p, before[i - first], false));
-        gave.push_back(gradient_info(p, p.grad(), true));
+        if (before[i - first].defined()) took.push_back(detail::gradient_info(p, before[i - first], false));
+        gave.push_back(detail::gradient_info(p, p.grad(), true));
         names.append(names.empty() ? "" : ", ").append(p.name().empty() ? "parameter " + std::to_string(i) : p.name());
     }
     const int ranks = get_world_size();
