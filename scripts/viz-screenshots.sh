@@ -45,3 +45,7 @@ shot viz_fp8_delayed.png --scenario mlp-fp8-delayed --steps 5 --select fp8_linea
 #    attention selected (its f16 output against f16's range), then its backward.
 shot viz_gpt.png --scenario gpt --steps 5 --select scaled_dot_product_attention --zoom 1 --size 1280x1000
 shot viz_gpt_backward.png --scenario gpt --steps 5 --select backward:scaled_dot_product_attention --zoom 1 --size 1280x1000
+# 10. The recorded ddp-bf16 scenario (rank 0 of a 2-rank DistributedDataParallel step): the first
+#     backward all_reduce selected, its f32 gradient leaving the rank in bf16 (the hexagons), the
+#     bytes sent in the inspector.
+shot viz_ddp_bf16.png --scenario ddp-bf16 --zoom 1 --size 1280x900

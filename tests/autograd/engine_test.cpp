@@ -227,3 +227,25 @@ TEST_CASE("post-accumulate-grad hooks run after .grad is stored, once per backwa
     CHECK(test::error_message([&] { tensor({1.0}).register_post_accumulate_grad_hook(nothing); }, ErrorKind::state)
               .find("not marked with requires_grad_") != std::string::npos);
 }
+
+TEST_CASE("while a trace records, a hook runs after AccumulateGrad's event and in the backward phase")
+{
+    const Tensor w = tensor({1.0, 2.0}).requires_grad_();
+    trace::Trace recorded;
+    std::size_t events_before_hook = 0;
+    trace::Phase phase_in_hook = trace::Phase::forward;
+    const int handle = w.register_post_accumulate_grad_hook([&](const Tensor&) {
+        events_before_hook = recorded.events().size();
+        phase_in_hook = trace::current_phase();
+    });
+    {
+        trace::TraceRecorder recorder(recorded);
+        sum(w * w).backward();
+    }
+    w.remove_post_accumulate_grad_hook(handle);
+    REQUIRE(events_before_hook >= 1);
+    CHECK(recorded.events()[events_before_hook - 1].op == "AccumulateGrad");  // its event is in when the hook runs
+    CHECK(events_before_hook == recorded.events().size());
+    CHECK(phase_in_hook == trace::Phase::backward);
+    CHECK(trace::current_phase() == trace::Phase::forward);  // outside backward() again
+}

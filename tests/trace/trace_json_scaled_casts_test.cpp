@@ -1,4 +1,4 @@
-// Trace JSON version 4: the FP8/FP4 casts an op made (Event::scaled_casts) round-trip exactly,
+// Trace JSON versions 4 and 5: the FP8/FP4 casts an op made (Event::scaled_casts) round-trip exactly,
 // are left out of events without any, are refused in older versions, and are read as strictly as
 // every other field, each error naming its place.
 #include <doctest/doctest.h>
@@ -108,7 +108,7 @@ void check_rejected(const std::string& text, std::initializer_list<const char*> 
 TEST_CASE("to_json writes an event's scaled casts, and leaves the field out of events without any")
 {
     const std::string text = fp8_trace().to_json();
-    CHECK(text.find("\"version\": 4") != std::string::npos);
+    CHECK(text.find("\"version\": 5") != std::string::npos);
     const std::size_t casts = text.find("\"scaled_casts\": [");
     REQUIRE(casts != std::string::npos);
     CHECK(casts > text.find("\"op\": \"fp8_linear\""));  // not in the relu's event
@@ -185,7 +185,7 @@ TEST_CASE("from_json round-trips a recorded fp8_linear step: delayed and MXFP8 c
 TEST_CASE("from_json refuses scaled casts in versions before 4, and an empty list")
 {
     std::string v3 = fp8_trace().to_json();
-    v3.replace(v3.find("\"version\": 4"), 12, "\"version\": 3");
+    v3.replace(v3.find("\"version\": 5"), 12, "\"version\": 3");
     check_rejected(v3, {"events[1].scaled_casts: unknown field"});
     check_rejected(broken("\"scaled_casts\": [", "\"scaled_casts\": [], \"x\": ["), {"events[1].x: unknown field"});
     std::string empty_list = Trace::from_json(fp8_trace().to_json()).to_json();

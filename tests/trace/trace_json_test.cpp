@@ -151,10 +151,10 @@ void check_rejected(const std::string& text, std::initializer_list<const char*> 
 
 }  // namespace
 
-TEST_CASE("to_json writes version 4 with every field, dtypes as names and shapes as arrays")
+TEST_CASE("to_json writes version 5 with every field, dtypes as names and shapes as arrays")
 {
     const std::string text = sample_trace().to_json();
-    CHECK(text.find("\"version\": 4") != std::string::npos);
+    CHECK(text.find("\"version\": 5") != std::string::npos);
     CHECK(text.find("scaled_casts") == std::string::npos);  // no event made any: the field is left out
     CHECK(text.find("\"module\": \"4.attn\"") != std::string::npos);
     CHECK(text.find("\"module_types\": \"Block.Attention\"") != std::string::npos);
@@ -216,7 +216,7 @@ TEST_CASE("from_json rejects text that is not JSON, or not a trace")
     check_rejected("", {"not valid JSON"});
     check_rejected("[1, 2]", {"expected an object, found array"});
     check_rejected("{\"events\": []}", {"version: missing"});
-    check_rejected("{\"version\": 5, \"events\": []}", {"version", "knows versions 1 to 4", "says 5"});
+    check_rejected("{\"version\": 6, \"events\": []}", {"version", "knows versions 1 to 5", "says 6"});
     check_rejected("{\"version\": 0, \"events\": []}", {"version", "says 0"});
     check_rejected("{\"version\": \"2\", \"events\": []}", {"version", "says \"2\""});
     check_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
@@ -225,6 +225,7 @@ TEST_CASE("from_json rejects text that is not JSON, or not a trace")
     CHECK(Trace::from_json("{\"version\": 2, \"events\": []}").events().empty());
     CHECK(Trace::from_json("{\"version\": 3, \"events\": []}").events().empty());
     CHECK(Trace::from_json("{\"version\": 4, \"events\": []}").events().empty());
+    CHECK(Trace::from_json("{\"version\": 5, \"events\": []}").events().empty());
 }
 
 TEST_CASE("from_json names the event and field that is wrong")
@@ -304,14 +305,14 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
     CHECK(out.stats.max_abs == 2.0);
     CHECK(out.stats.log2_abs.counts.empty());
     CHECK(out.stats.log2_abs.lowest_exponent == 0);
-    // Written again, it is version 4 with an empty histogram, which reads back the same.
+    // Written again, it is version 5 with an empty histogram, which reads back the same.
     const std::string again = t.to_json();
-    CHECK(again.find("\"version\": 4") != std::string::npos);
+    CHECK(again.find("\"version\": 5") != std::string::npos);
     CHECK(again.find("\"counts\": []") != std::string::npos);
     CHECK(Trace::from_json(again).to_json() == again);
     // The sample trace as version 1 wrote it: the same events, no histograms.
     std::string sample_v1 = without_histograms(without_modules(sample_trace().to_json()));
-    sample_v1.replace(sample_v1.find("\"version\": 4"), 12, "\"version\": 1");
+    sample_v1.replace(sample_v1.find("\"version\": 5"), 12, "\"version\": 1");
     const Trace back = Trace::from_json(sample_v1);
     REQUIRE(back.events().size() == 3);
     CHECK(back.events()[1].outputs.at(0).stats.f16_overflow == 0.2);
@@ -324,7 +325,7 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
 TEST_CASE("from_json reads version 2 files, which have no module fields (they read as \"\"); a version 2 file with them is refused")
 {
     std::string v2 = without_modules(sample_trace().to_json());
-    v2.replace(v2.find("\"version\": 4"), 12, "\"version\": 2");
+    v2.replace(v2.find("\"version\": 5"), 12, "\"version\": 2");
     const Trace back = Trace::from_json(v2);
     REQUIRE(back.events().size() == 3);
     CHECK(back.events()[1].op == "matmul");
@@ -333,7 +334,7 @@ TEST_CASE("from_json reads version 2 files, which have no module fields (they re
     // A version 3 or 4 file must have them; a version 2 file must not.
     check_rejected(without_modules(sample_trace().to_json()), {"events[0].module: missing"});
     std::string v2_with_module = sample_trace().to_json();
-    v2_with_module.replace(v2_with_module.find("\"version\": 4"), 12, "\"version\": 2");
+    v2_with_module.replace(v2_with_module.find("\"version\": 5"), 12, "\"version\": 2");
     check_rejected(v2_with_module, {"events[0].module: unknown field"});
     check_rejected(broken("\"module\": \"4.attn\"", "\"module\": 4"), {"events[1].module", "expected a string"});
 }

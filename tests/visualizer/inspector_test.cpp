@@ -354,6 +354,47 @@ TEST_CASE("inspect: the fused attention says that its logits and softmax stay in
         CHECK(all_facts(inspect(linear.trace, linear.graph, node)).find("fused attention") == std::string::npos);
 }
 
+TEST_CASE("inspect: a collective says how its data left the rank, in which dtype and how many bytes")
+{
+    // DistributedDataParallel's bucket on rank 0 of 2: weight.grad (f32 [3, 16], 48 elements)
+    // written by AccumulateGrad, sent as bf16 during backward, averaged back in f32.
+    test::RecordedTrace t;
+    trace::TensorInfo grad;
+    grad.id = 5;
+    grad.shape = {3, 16};
+    grad.name = "weight.grad";
+    grad.is_leaf = false;
+    trace::Event accumulate;
+    accumulate.phase = trace::Phase::backward;
+    accumulate.op = "AccumulateGrad";
+    accumulate.outputs = {grad};
+    t.trace.add(accumulate);
+    trace::Event reduce = accumulate;
+    reduce.op = "all_reduce";
+    reduce.inputs = {grad};
+    grad.id = 6;
+    grad.has_stats = true;
+    reduce.outputs = {grad};
+    reduce.why = "all_reduce_gradients: 1 gradient (weight) averaged over 2 ranks";
+    reduce.collective = trace::Collective{.reduce_op = "SUM", .dtype = bf16, .bytes = 96, .world_size = 2, .rank = 0};
+    t.trace.add(reduce);
+    t.build();
+    const NodeDetails d = inspect(t.trace, t.graph, t.node_of_seq(2));
+    CHECK(d.title == "all_reduce  (#2, backward)");
+    CHECK(d.kind == trace::NodeKind::collective);
+    CHECK(d.collective == "all_reduce SUM in bf16, 96 bytes, rank 0 of 2");
+    CHECK(d.why == reduce.why);
+    INFO(all_facts(d));
+    CHECK(has_fact(d, "rank 0 handed in 96 bytes: 48 bf16 elements"));
+    CHECK(has_fact(d, "the f32 tensors left the rank as bf16 (2 bytes an element instead of 4) and came back written in f32"));
+    CHECK(d.facts.size() == 4);  // and what a bf16 sum loses, and when backward sent it
+    CHECK(all_facts(d).find("rounds at every step") != std::string::npos);
+    CHECK(all_facts(d).find("during backward") != std::string::npos);
+    CHECK(d.has_values);  // the averaged gradient's statistics
+    // Other nodes have no collective line.
+    CHECK(inspect(t.trace, t.graph, t.node_of_seq(1)).collective.empty());
+}
+
 TEST_CASE("inspect refuses a node outside the graph")
 {
     const test::SquareStep step;

@@ -46,7 +46,7 @@ TEST_CASE("node_face: the label goes right of the glyph, inside the fill: not in
     viz::FaceStyle style;
     style.glyph = 8;
     const Rect box{{100, 50}, {200, 90}};  // 100 x 40 pixels
-    for (const trace::NodeKind kind : {trace::NodeKind::op, trace::NodeKind::cast, trace::NodeKind::tensor}) {
+    for (const trace::NodeKind kind : {trace::NodeKind::op, trace::NodeKind::cast, trace::NodeKind::tensor, trace::NodeKind::collective}) {
         const viz::NodeFace face = viz::node_face(kind, box, 1.0f, style);
         CHECK(inside(face.inner, box));
         CHECK(inside(face.label, face.inner));
@@ -57,6 +57,14 @@ TEST_CASE("node_face: the label goes right of the glyph, inside the fill: not in
     CHECK(viz::node_face(trace::NodeKind::cast, box, 1.0f, style).inner.max.x <= 200 - 20);  // the point is half the height long
     const viz::NodeFace ellipse = viz::node_face(trace::NodeKind::tensor, box, 1.0f, style);
     CHECK(ellipse.inner.width() < 100 / 1.41f);  // within the inscribed rectangle
+    // A collective's hexagon: its corners lie a quarter of the width in, at the top and bottom.
+    // 0.3 of the height above the middle (12 of 40 pixels), its side is 25 * 12 / 20 = 15 pixels
+    // in from the box's left edge; the fill starts there, no further left.
+    const viz::NodeFace hexagon = viz::node_face(trace::NodeKind::collective, box, 1.0f, style);
+    CHECK(hexagon.inner.min.y >= 70 - 12);
+    CHECK(hexagon.inner.max.y <= 70 + 12);
+    CHECK(hexagon.inner.min.x >= 100 + 15);
+    CHECK(hexagon.inner.max.x <= 200 - 15);
 }
 
 TEST_CASE("readable_zoom: from it up every node writes its first line; just below it some node writes none")

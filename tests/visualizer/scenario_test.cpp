@@ -1,4 +1,4 @@
-// The visualizer's live scenarios: presets, the trace of a step, the table, the scaler, training.
+// The visualizer's scenarios: presets, the trace of a step, the table, the scaler, training; the recorded ddp-bf16.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/expect_error.h"
 #include "training/gpt_model.h"
 #include "visualizer/model/camera.h"
 #include "visualizer/model/inspector.h"
@@ -117,7 +118,7 @@ TEST_CASE("scenario: FP8 runs every Linear through fp8_linear, its casts noted, 
 TEST_CASE("scenario: the presets and their names")
 {
     CHECK(Scenario::names() == std::vector<std::string>{"mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16",
-                                                        "mlp-fp8-delayed", "mlp-mxfp8", "gpt", "gpt-composite"});
+                                                        "mlp-fp8-delayed", "mlp-mxfp8", "gpt", "gpt-composite", "ddp-bf16"});
     for (const std::string& name : Scenario::names()) CHECK_NOTHROW(Scenario::validate(Scenario::preset(name)));
 
     const ScenarioOptions scaler = Scenario::preset("mlp-f16-scaler");
@@ -698,3 +699,59 @@ TEST_CASE("scenario: gpt_scenario_logits is train::Gpt::forward with the block f
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("scenario: ddp-bf16 shows rank 0's recorded DistributedDataParallel step, its gradients leaving in bf16, bucket by bucket")
+{
+    const Scenario s(Scenario::preset("ddp-bf16"));
+    CHECK(s.options().recorded == "ddp_bf16_trace.json");
+    CHECK(s.summary() == "recorded: ddp_bf16_trace.json, rank 0 of 2, 3 collectives");
+    CHECK(s.history().empty());
+    const trace::Trace& trace = s.trace();
+    // The digits MLP in f32: its 5 layers and the loss forward, their backward, 6 AccumulateGrad.
+    CHECK(events_named(trace, "linear").size() == 3);
+    CHECK(events_named(trace, "AccumulateGrad", trace::Phase::backward).size() == 6);
+    const std::vector<const trace::Event*> all_reduces = events_named(trace, "all_reduce", trace::Phase::backward);
+    REQUIRE(all_reduces.size() == 3);  // 3 buckets of at most 64 KiB, the largest weight alone
+    std::int64_t bytes = 0;
+    std::set<std::uint64_t> written;  // the .grad tensors AccumulateGrad wrote before each all_reduce
+    for (const trace::Event& e : trace.events()) {
+        if (e.op == "AccumulateGrad")
+            for (const trace::TensorInfo& t : e.outputs) written.insert(t.id);
+        if (!e.collective) continue;
+        CAPTURE(e.seq);
+        CHECK(e.collective->dtype == bf16);
+        CHECK(e.collective->rank == 0);
+        CHECK(e.collective->world_size == 2);
+        bytes += e.collective->bytes;
+        for (const trace::TensorInfo& t : e.inputs) {
+            CHECK(t.dtype == f32);
+            CHECK(written.count(t.id) == 1);
+        }
+    }
+    // Every gradient element once, 2 bytes each: 64x256 + 256 + 256x256 + 256 + 256x10 + 10.
+    CHECK(bytes == 2 * 85002);
+    // The graph: a collective node each, filled bf16, in backward; the scenario opens on the first.
+    const trace::TraceGraph graph = trace::build_graph(trace);
+    int collectives = 0;
+    for (const trace::GraphNode& n : graph.nodes)
+        if (n.kind == trace::NodeKind::collective) {
+            ++collectives;
+            CHECK(n.dtype == bf16);
+            CHECK(n.phase == trace::Phase::backward);
+        }
+    CHECK(collectives == 3);
+    CHECK(Scenario::opening("ddp-bf16").select == "backward:all_reduce");
+    CHECK(viz::find_node(trace, graph, "backward:all_reduce") == graph.node_of_event(std::size_t(all_reduces[0] - trace.events().data())));
+}
+
+TEST_CASE("scenario: a recorded scenario takes no steps, and a missing recording is refused naming its file")
+{
+    Scenario s(Scenario::preset("ddp-bf16"));
+    s.step(0);
+    const std::string refused = test::error_message([&] { s.step(1); }, ErrorKind::state);
+    CHECK(refused.find("recorded elsewhere (ddp_bf16_trace.json)") != std::string::npos);
+    ScenarioOptions missing = Scenario::preset("ddp-bf16");
+    missing.recorded = "no_such_trace.json";
+    const std::string message = test::error_message([&] { Scenario::validate(missing); }, ErrorKind::io);
+    CHECK(message.find("no_such_trace.json") != std::string::npos);
+}

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "tinyamp/trace/op_timing.h"
+
 namespace tinyamp {
 
 // Guards what leaves share between threads: their lazily made accumulator and their .grad.
@@ -48,6 +50,19 @@ AccumulateGrad::AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(
 }
 
 std::string AccumulateGrad::name() const { return "AccumulateGrad"; }
+
+void AccumulateGrad::run_post_hooks()
+{
+    const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
+    if (!leaf) return;
+    // Outside the leaf lock: a hook may run collectives or other backward work. A copy of the
+    // list, so that a hook may remove itself.
+    const auto hooks = leaf->post_accumulate_grad_hooks;
+    if (hooks.empty()) return;
+    const trace::TimedPiece timed("post_accumulate_grad hooks");  // their ops are theirs, not top-level ops
+    const Tensor tensor(leaf);
+    for (const auto& entry : hooks) entry.second(tensor);
+}
 
 // Tensor's graph methods live with the graph: tinyamp/tensor/ is below Node, so it neither names
 // a node nor calls these.

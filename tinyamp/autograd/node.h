@@ -45,6 +45,9 @@ public:
     virtual std::vector<Tensor> apply(const Tensor& grad_output) = 0;
     /// Frees what the forward saved for backward (after a backward without retain_graph).
     virtual void release_saved() {}
+    /// What must follow apply(), once the engine has recorded the node's trace event: an
+    /// AccumulateGrad's post-accumulate-grad hooks. Nothing for other nodes.
+    virtual void run_post_hooks() {}
 
     std::vector<Edge> next_edges;       ///< one per tensor input, in the op's argument order
     std::vector<TensorMeta> inputs;     ///< dtype/shape/device of each tensor input
@@ -65,6 +68,11 @@ public:
     /// nothing when the leaf is gone. Defined with the backward engine (accumulate_grad.cpp),
     /// because it adds with the op `add`, a floor above this file.
     std::vector<Tensor> apply(const Tensor& grad_output) override;
+    /// Runs the leaf's hooks (Tensor::register_post_accumulate_grad_hook) on the .grad apply()
+    /// stored; nothing when the leaf is gone. The engine calls it right after apply() and the
+    /// node's trace event, so that what a hook records (DistributedDataParallel's all-reduce)
+    /// comes after the .grad it reads.
+    void run_post_hooks() override;
     std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }  ///< the leaf, or null once it is gone
     /// Guards what leaves share between threads: their lazily made accumulator and their .grad.
     static std::mutex& leaf_mutex();

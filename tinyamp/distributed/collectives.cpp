@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tinyamp/distributed/collective_trace.h"
 #include "tinyamp/distributed/half_reductions.h"
 #include "tinyamp/distributed/mpi_waiting.h"
 #include "tinyamp/distributed/process_group.h"
@@ -110,7 +111,20 @@ Intent intent(Collective c, const Tensor& t, std::int64_t op, std::int64_t root,
 void divide_by_world_size(const Tensor& t)
 {
     NoGradGuard no_grad;                    // a collective is not part of any graph
+    trace::NestedScope part_of_collective;  // nor an op of its own in a trace: part of the collective's event
     t.copy_(t / double(get_world_size()));  // in t's dtype: one more rounding for f16/bf16
+}
+
+// The collective's event while a trace records: `took` as it went in, `gave` as it came out (the
+// same tensor for the in-place ones), and the bytes this rank handed in.
+void record(const Intent& mine, const Tensor& took, const Tensor& gave, std::int64_t bytes)
+{
+    if (!trace::current()) return;
+    const bool reduces = mine.collective == kAllReduce || mine.collective == kReduceScatter;
+    const trace::Collective c = detail::collective_on_this_rank(reduces ? reduce_op_name(ReduceOp(mine.op)) : "", DType(mine.dtype), bytes,
+                                                                mine.collective == kBroadcast ? int(mine.root) : -1);
+    detail::record_collective(collective_name(mine.collective), c, {trace::describe(took, false)}, {trace::describe(gave, true)},
+                              describe(mine) + ", over " + std::to_string(get_world_size()) + " ranks");
 }
 
 }  // namespace
@@ -126,6 +140,12 @@ const char* reduce_op_name(ReduceOp op)
 }
 
 void all_reduce(const Tensor& tensor, ReduceOp op)
+{
+    detail::all_reduce_untraced(tensor, op);
+    record(intent(kAllReduce, tensor, std::int64_t(op), 0, ""), tensor, tensor, tensor.nbytes());
+}
+
+void detail::all_reduce_untraced(const Tensor& tensor, ReduceOp op)
 {
     detail::check_initialized("all_reduce");
     const std::string problem = buffer_problem(tensor, "all_reduce", true);
@@ -147,13 +167,21 @@ void broadcast(const Tensor& tensor, int src)
         problem = "broadcast from rank " + std::to_string(src) + ", but the ranks are 0 to " + std::to_string(get_world_size() - 1);
     const Intent mine = intent(kBroadcast, tensor, 0, src, problem);
     agree(mine, problem);
-    if (tensor.numel() == 0) return;
-    MPI_Request request;
-    MPI_Ibcast(tensor.data_ptr(), int(tensor.nbytes()), MPI_BYTE, src, MPI_COMM_WORLD, &request);
-    detail::wait_or_abort(request, describe(mine));
+    if (tensor.numel() > 0) {
+        MPI_Request request;
+        MPI_Ibcast(tensor.data_ptr(), int(tensor.nbytes()), MPI_BYTE, src, MPI_COMM_WORLD, &request);
+        detail::wait_or_abort(request, describe(mine));
+    }
+    record(mine, tensor, tensor, get_rank() == src ? tensor.nbytes() : 0);  // only the source sends
 }
 
 void all_gather_into_tensor(const Tensor& output, const Tensor& input)
+{
+    detail::all_gather_untraced(output, input);
+    record(intent(kAllGather, input, 0, 0, ""), input, output, input.nbytes());
+}
+
+void detail::all_gather_untraced(const Tensor& output, const Tensor& input)
 {
     detail::check_initialized("all_gather_into_tensor");
     std::string problem = buffer_problem(input, "input", false);
@@ -161,14 +189,21 @@ void all_gather_into_tensor(const Tensor& output, const Tensor& input)
     if (problem.empty()) problem = sizes_problem(output, "output", input, "input");
     const Intent mine = intent(kAllGather, input, 0, 0, problem);
     agree(mine, problem);
-    if (input.numel() == 0) return;
-    MPI_Request request;
-    MPI_Iallgather(input.data_ptr(), int(input.nbytes()), MPI_BYTE, output.data_ptr(), int(input.nbytes()), MPI_BYTE, MPI_COMM_WORLD,
-                   &request);
-    detail::wait_or_abort(request, describe(mine));
+    if (input.numel() > 0) {
+        MPI_Request request;
+        MPI_Iallgather(input.data_ptr(), int(input.nbytes()), MPI_BYTE, output.data_ptr(), int(input.nbytes()), MPI_BYTE, MPI_COMM_WORLD,
+                       &request);
+        detail::wait_or_abort(request, describe(mine));
+    }
 }
 
 void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op)
+{
+    detail::reduce_scatter_untraced(output, input, op);
+    record(intent(kReduceScatter, input, std::int64_t(op), 0, ""), input, output, input.nbytes());
+}
+
+void detail::reduce_scatter_untraced(const Tensor& output, const Tensor& input, ReduceOp op)
 {
     detail::check_initialized("reduce_scatter_tensor");
     std::string problem = buffer_problem(input, "input", true);
@@ -176,12 +211,13 @@ void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp o
     if (problem.empty()) problem = sizes_problem(input, "input", output, "output");
     const Intent mine = intent(kReduceScatter, input, std::int64_t(op), 0, problem);
     agree(mine, problem);
-    if (output.numel() == 0) return;
-    MPI_Request request;
-    MPI_Ireduce_scatter_block(input.data_ptr(), output.data_ptr(), int(output.numel()), detail::float_datatype(input.dtype()),
-                              detail::reduction(input.dtype(), op == ReduceOp::MAX), MPI_COMM_WORLD, &request);
-    detail::wait_or_abort(request, describe(mine));
-    if (op == ReduceOp::AVG) divide_by_world_size(output);
+    if (output.numel() > 0) {
+        MPI_Request request;
+        MPI_Ireduce_scatter_block(input.data_ptr(), output.data_ptr(), int(output.numel()), detail::float_datatype(input.dtype()),
+                                  detail::reduction(input.dtype(), op == ReduceOp::MAX), MPI_COMM_WORLD, &request);
+        detail::wait_or_abort(request, describe(mine));
+        if (op == ReduceOp::AVG) divide_by_world_size(output);
+    }
 }
 
 }  // namespace tinyamp::distributed

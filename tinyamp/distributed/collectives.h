@@ -13,6 +13,10 @@
 /// dtype, element count, operation, root): if the processes disagree, each throws the same
 /// Error(value) naming what each rank asked for, instead of exchanging mismatched bytes or
 /// hanging. A process that never arrives is the group's timeout (process_group.h).
+///
+/// While a trace records (trace::TraceRecorder), each collective adds one event to it
+/// (collective_trace.h): its name, the reduction, the dtype the data travelled in, the bytes this
+/// rank handed in, the world size and rank, and the tensors it took and gave.
 
 #include "tinyamp/tensor/tensor.h"
 
@@ -40,5 +44,14 @@ void all_gather_into_tensor(const Tensor& output, const Tensor& input);
 /// rank r keeps the r-th slice of the result in \p output (torch.distributed.reduce_scatter_tensor).
 /// Float dtypes; both the same dtype.
 void reduce_scatter_tensor(const Tensor& output, const Tensor& input, ReduceOp op = ReduceOp::SUM);
+
+namespace detail {
+/// The collectives without their trace event, for a caller that records its own:
+/// all_reduce_gradients records the gradients a bucket averaged rather than the bucket it packed
+/// them into, FullyShardedDataParallel the parameters it gathered and the gradients it scattered.
+void all_reduce_untraced(const Tensor& tensor, ReduceOp op);
+void all_gather_untraced(const Tensor& output, const Tensor& input);                    ///< as all_gather_into_tensor
+void reduce_scatter_untraced(const Tensor& output, const Tensor& input, ReduceOp op);  ///< as reduce_scatter_tensor
+}  // namespace detail
 
 }  // namespace tinyamp::distributed

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "tinyamp/distributed/collective_trace.h"
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/gradients.h"
 #include "tinyamp/distributed/mpi_waiting.h"
@@ -136,12 +137,23 @@ Tensor FullyShardedDataParallel::forward(const Tensor& input)
 void FullyShardedDataParallel::gather_parameters()
 {
     NoGradGuard no_grad;
+    trace::NestedScope inner_ops;  // the cast and the views are part of the gather's event
     const DType dtype = mixed_precision_.param_dtype.value_or(f32);
     const Tensor full = empty({padded_numel_}, dtype);
-    all_gather_into_tensor(full, shard_.detach().to(dtype));
+    const Tensor sent = shard_.detach().to(dtype);
+    detail::all_gather_untraced(full, sent);  // its event names the parameters, not the flat vector
     const std::vector<Tensor> views = unflatten(full, shapes_);
     for (std::size_t k = 0; k < parameters_.size(); ++k) nn::set_data(parameters_[k], views[k]);
     *gathered_forward_ = ++forwards_;
+    if (!trace::current()) return;
+    // The event: the f32 shard in, the module's parameters out, so the graph links the gather to
+    // the ops that use them.
+    std::vector<trace::TensorInfo> gave;
+    for (const Tensor& p : parameters_) gave.push_back(trace::describe(p, true));
+    detail::record_collective("all_gather_into_tensor", detail::collective_on_this_rank("", dtype, sent.nbytes()),
+                              {trace::describe(shard_, false)}, std::move(gave),
+                              "FullyShardedDataParallel: this rank's f32 shard sent as " + std::string(dtype_name(dtype)) +
+                                  ", every rank's gathered into the module's " + std::to_string(parameters_.size()) + " parameters");
 }
 
 void FullyShardedDataParallel::gradient_arrived(std::size_t parameter)
@@ -169,9 +181,16 @@ void FullyShardedDataParallel::reduce_scatter_gradients()
     // Divided first, then summed, as DDP's compression hooks do: an f16 sum stays in range.
     const Tensor flat = cat(pieces) / double(get_world_size());
     const Tensor mine = empty({shard_.numel()}, dtype);
-    reduce_scatter_tensor(mine, flat, ReduceOp::SUM);
+    detail::reduce_scatter_untraced(mine, flat, ReduceOp::SUM);  // its event names the gradients, not the flat vector
     const Tensor grad = mine.to(f32);
     shard_.set_grad(shard_.grad().defined() ? add(shard_.grad(), grad) : grad);
+    if (!trace::current()) return;
+    std::vector<trace::TensorInfo> took;
+    for (const Tensor& p : parameters_) took.push_back(detail::gradient_info(p, p.grad(), false));
+    detail::record_collective("reduce_scatter_tensor", detail::collective_on_this_rank("SUM", dtype, flat.nbytes()), std::move(took),
+                              {detail::gradient_info(shard_, shard_.grad(), true)},
+                              "FullyShardedDataParallel: the module's gradients each divided by " + std::to_string(get_world_size()) +
+                                  ", summed in " + dtype_name(dtype) + ", this rank's slice added to its f32 shard's gradient");
 }
 
 void FullyShardedDataParallel::free_parameters()

@@ -43,11 +43,6 @@ std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output)
     const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
     if (!leaf) return {};  // the parameter is gone: nobody will read its gradient
     store(*leaf, grad_output);
-    // Outside the lock: a hook may run collectives or other backward work. A copy of the list,
-    // so that a hook may remove itself.
-    const auto hooks = leaf->post_accumulate_grad_hooks;
-    const Tensor tensor(leaf);
-    for (const auto& entry : hooks) entry.second(tensor);
     return {};
 }
 

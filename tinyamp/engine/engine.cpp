@@ -107,6 +107,7 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     std::optional<trace::BackwardTracer> tracer;
     if (trace::current() && trace::at_top_level()) tracer.emplace(*trace::current());
     trace::NestedScope inside_backward;
+    trace::BackwardScope backward_phase;  // a collective a gradient hook starts is a backward event
 
     const Roots roots = root_gradients(outputs, grad_outputs);
     std::unordered_map<Node*, int> pending = count_dependencies(roots);
@@ -155,6 +156,8 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
             if (--pending[next.node.get()] == 0) ready.push({next.node.get(), readied++});
         }
         if (tracer && grad_output.defined()) tracer->ran(*node, grad_output, grads, passed);
+        // After the node's event: a hook's own events (a bucket's all-reduce) follow the .grad they read.
+        if (grad_output.defined()) node->run_post_hooks();
     }
 }
 

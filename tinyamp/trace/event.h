@@ -1,10 +1,12 @@
 #pragma once
 /// \file
-/// One event of a trace: a forward op, a cast autocast inserted, or a backward node's run, with
-/// the tensors it took and gave (as TensorInfo, which holds no data) and the rule behind it.
+/// One event of a trace: a forward op, a cast autocast inserted, a backward node's run, or a
+/// collective of tinyamp::distributed, with the tensors it took and gave (as TensorInfo, which
+/// holds no data) and the rule behind it.
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,8 @@
 namespace tinyamp::trace {
 
 /// Which pass an event belongs to: `forward` (ops and autocast's casts) or `backward` (one event
-/// per graph node the backward engine ran).
+/// per graph node the backward engine ran, and the collectives its gradient hooks started). A
+/// collective outside backward() is `forward`.
 enum class Phase { forward, backward };
 
 /// What the cast cache did for a cast event (none for ops and for casts it does not apply to).
@@ -67,8 +70,34 @@ struct ScaledCast {
     std::int64_t zeros = 0;  ///< elements that were 0 before the cast
 };
 
-/// One recorded event: a top-level forward op, a cast autocast inserted, or the run of one
-/// backward node, with the tensors it took and gave and the autocast rule behind it.
+/// What one rank did in a collective of tinyamp::distributed (all_reduce, broadcast,
+/// all_gather_into_tensor, reduce_scatter_tensor; all_reduce_gradients' buckets): the event's
+/// `op` names the collective, this says how its data travelled. The trace floor lies below
+/// distributed, so the reduction is kept as its name.
+struct Collective {
+    /// "SUM", "MAX" or "AVG" (distributed::reduce_op_name) for all_reduce and
+    /// reduce_scatter_tensor; "" for broadcast and all_gather_into_tensor.
+    std::string reduce_op;
+    DType dtype = DType::f32;  ///< the dtype the data travelled (and was reduced) in: bf16 for a bf16-compressed gradient
+    /// The bytes this rank handed in: numel x itemsize of its buffer (all_gather: its input;
+    /// reduce_scatter: its whole input; broadcast: the tensor on the source rank, 0 on the others).
+    /// The wire traffic depends on MPI's algorithm (a ring all-reduce sends about 2(n-1)/n of it).
+    std::int64_t bytes = 0;
+    int world_size = 1;  ///< ranks in the group
+    int rank = 0;        ///< the rank that recorded the event
+    int root = -1;       ///< broadcast: the source rank; -1 for the other collectives
+};
+
+/// How a collective's data travelled, in a few words: "SUM in bf16"; a broadcast "from rank 0 in
+/// f32"; an all_gather "in f32".
+std::string collective_how(const Collective& collective);
+/// A collective in a few words, as a trace's text and the visualizer's inspector say it: "SUM in
+/// bf16, 2580 bytes, rank 0 of 2"; a broadcast "from rank 0 in f32, 64 bytes, rank 1 of 2".
+std::string collective_summary(const Collective& collective);
+
+/// One recorded event: a top-level forward op, a cast autocast inserted, the run of one
+/// backward node, or a collective, with the tensors it took and gave and the autocast rule
+/// behind it.
 struct Event {
     std::uint64_t seq = 0;             ///< order of recording, from 1
     Phase phase = Phase::forward;      ///< forward (ops, casts) or backward (graph nodes)
@@ -91,6 +120,11 @@ struct Event {
     /// The FP8/FP4 casts the op made inside (fp8_linear's forward: input and weight; its
     /// backward: the output gradient), in order; empty for other ops.
     std::vector<ScaledCast> scaled_casts;
+    /// Set for a collective's event (`op` is its name, e.g. "all_reduce"; its inputs and outputs
+    /// are the tensors sent and received, for all_reduce_gradients the gradients before and
+    /// after averaging). Phase backward when backward() was running (DistributedDataParallel's
+    /// bucket hooks), forward otherwise.
+    std::optional<Collective> collective;
 };
 
 /// One line per event for lessons and logs, e.g.

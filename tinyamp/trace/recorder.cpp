@@ -8,6 +8,7 @@ namespace {
 // Each thread records into its own trace (or none), so ops on other threads never mix in.
 thread_local Trace* recording = nullptr;
 thread_local int nesting_depth = 0;
+thread_local int backward_depth = 0;  // backward() calls running (a hook may start another)
 
 // The modules being run on this thread, outermost first: their names (owned by the modules,
 // which outlive their own call) and type names.
@@ -68,6 +69,10 @@ Trace* current() { return recording; }
 NestedScope::NestedScope() { ++nesting_depth; }
 NestedScope::~NestedScope() { --nesting_depth; }
 bool at_top_level() { return nesting_depth == 0; }
+
+BackwardScope::BackwardScope() { ++backward_depth; }
+BackwardScope::~BackwardScope() { --backward_depth; }
+Phase current_phase() { return backward_depth > 0 ? Phase::backward : Phase::forward; }
 
 ModuleScope::ModuleScope(const std::string& name, const std::string& type_name) : pushed_(!name.empty())
 {

@@ -5,7 +5,8 @@
 /// that belong to an outer op's event.
 ///
 /// Recording is off unless a TraceRecorder is alive on the thread; the dispatcher (forward ops
-/// and autocast's casts) and the backward engine add the events, through explain/explain.h.
+/// and autocast's casts) and the backward engine add the events, through explain/explain.h, and
+/// tinyamp::distributed adds one per collective.
 
 #include <iosfwd>
 #include <string>
@@ -28,12 +29,14 @@ public:
     void remember_module(const void* node, const std::string& path, const std::string& type);
     /// What remember_module noted for `node`, or nullptr.
     const std::pair<std::string, std::string>* module_of(const void* node) const;
-    /// JSON: {"version": 4, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
+    /// JSON: {"version": 5, "events": [...]} with every field above (dtypes as "f32", shapes as arrays,
     /// the histogram as {"lowest_exponent": e, "counts": [...]}, an event's scaled casts as
-    /// "scaled_casts", left out when it has none); trace_json.cpp describes the format.
+    /// "scaled_casts" and its collective as "collective", each left out when the event has none);
+    /// trace_json.cpp describes the format.
     std::string to_json() const;
-    /// Reads versions 4, 3 (no scaled casts), 2 (no module fields either: they read as "") and 1
-    /// (no histograms either: they read as empty). Throws Error(io) naming what is wrong and where.
+    /// Reads versions 5, 4 (no collectives), 3 (no scaled casts either), 2 (no module fields
+    /// either: they read as "") and 1 (no histograms either: they read as empty). Throws
+    /// Error(io) naming what is wrong and where.
     static Trace from_json(const std::string& text);
     /// Graphviz DOT: op nodes filled by their output dtype (dtype_color), cast nodes distinct,
     /// cache hits marked, leaf tensors as their own nodes, backward events in a second cluster,
@@ -97,6 +100,19 @@ public:
 };
 /// True outside every NestedScope on this thread: an op run now gets its own event.
 bool at_top_level();
+
+/// Marks backward() running on this thread (the engine opens one for each call). An event that
+/// is no graph node's own but happens inside, such as the all-reduce a gradient hook starts
+/// (DistributedDataParallel's buckets), belongs to the backward phase: see current_phase().
+class BackwardScope {
+public:
+    BackwardScope();   ///< backward() starts
+    ~BackwardScope();  ///< it ends
+    BackwardScope(const BackwardScope&) = delete;
+    BackwardScope& operator=(const BackwardScope&) = delete;
+};
+/// Phase::backward inside a BackwardScope on this thread, else Phase::forward.
+Phase current_phase();
 
 /// Notes an FP8/FP4 cast made inside an op while a trace records (nothing otherwise): the next
 /// event added to the trace (the op's own, which is added after its forward or backward ran)

@@ -4,6 +4,8 @@
 //     output dtype and shape, and the autocast rule applied;
 //   * autocast's casts as "cds" (tag) shapes labelled "cast f32→bf16"; a cast served by the cast
 //     cache has a dashed border and the line "cache hit";
+//   * collectives of tinyamp::distributed (all_reduce, broadcast, ...) as hexagons filled with the
+//     dtype their data travelled in, labelled with the reduction, that dtype and the bytes sent;
 //   * tensors that come from outside the trace (parameters such as "w1", inputs, the backward
 //     seed) as ellipses in their dtype's color;
 //   * edges from the event that made a tensor to each event that used it, labelled with the
@@ -57,6 +59,7 @@ struct NodeStyle {
     std::string style = "filled";
     std::string fill = "#ffffff";
     std::string text = "#1a1a1a";
+    std::string margin;  // Graphviz's space around the label, "x,y" inches; "" for its default
 };
 
 NodeStyle dtype_style(std::string shape, DType dtype)
@@ -74,21 +77,27 @@ std::string node_line(const std::string& name, const NodeStyle& s, const std::ve
     std::ostringstream out;
     out << "    " << name << " [shape=" << s.shape << ", style=" << quoted(s.style) << ", fillcolor=" << quoted(s.fill)
         << ", fontcolor=" << quoted(s.text) << ", label=" << quoted(joined_lines(label));
+    if (!s.margin.empty()) out << ", margin=" << quoted(s.margin);
     if (!tooltip.empty()) out << ", tooltip=" << quoted(tooltip);
     out << "];";
     return out.str();
 }
 
 // How a graph node looks: ops are boxes (rounded in forward), casts "cds" tags (dashed when the
-// cache served them), outside tensors ellipses (dashed when made before the recording started).
+// cache served them), collectives hexagons, outside tensors ellipses (dashed when made before the
+// recording started).
 NodeStyle graph_node_style(const GraphNode& node)
 {
-    const std::string shape = node.kind == NodeKind::op       ? "box"
-                              : node.kind == NodeKind::cast   ? "cds"
-                              : node.kind == NodeKind::module ? "box3d"
-                                                              : "ellipse";
+    const std::string shape = node.kind == NodeKind::op           ? "box"
+                              : node.kind == NodeKind::cast       ? "cds"
+                              : node.kind == NodeKind::module     ? "box3d"
+                              : node.kind == NodeKind::collective ? "hexagon"
+                                                                  : "ellipse";
     NodeStyle style = node.has_dtype ? dtype_style(shape, node.dtype) : NodeStyle{shape};
-    if (node.kind == NodeKind::module) return style;
+    // A hexagon's label sits between its points: twice the default margin above and below keeps
+    // its lines clear of the slanted sides when the visualizer writes them at its smallest size.
+    if (node.kind == NodeKind::collective) style.margin = "0.11,0.11";
+    if (node.kind == NodeKind::module || node.kind == NodeKind::collective) return style;
     if (node.kind == NodeKind::tensor) {
         if (!node.tensor.is_leaf) style.style = "filled,dashed";
         return style;
@@ -128,6 +137,10 @@ std::vector<std::string> legend_lines(const TraceGraph& graph)
     if (graph.has_casts) {
         names.push_back("legend_cast");
         lines.push_back(node_line(names.back(), NodeStyle{"cds"}, {"autocast cast"}, ""));
+    }
+    if (graph.has_collectives) {
+        names.push_back("legend_collective");
+        lines.push_back(node_line(names.back(), NodeStyle{"hexagon"}, {"collective"}, ""));
     }
     if (graph.has_cache_hits) {
         NodeStyle dashed{"box"};

@@ -1,5 +1,6 @@
 // A trace as text, one line per event, for lessons and logs.
 #include <ostream>
+#include <string>
 
 #include "tinyamp/trace/recorder.h"
 
@@ -15,6 +16,24 @@ const char* cache_event_name(CacheEvent cache)
     case CacheEvent::hit: return "hit";
     }
     return "none";  // unreachable: every enumerator is handled above
+}
+
+std::string collective_how(const Collective& c)
+{
+    std::string text = c.reduce_op;
+    if (c.root >= 0) text.append(text.empty() ? "" : " ").append("from rank ").append(std::to_string(c.root));
+    return text.append(text.empty() ? "in " : " in ").append(dtype_name(c.dtype));
+}
+
+std::string collective_summary(const Collective& c)
+{
+    return collective_how(c)
+        .append(", ")
+        .append(std::to_string(c.bytes))
+        .append(" bytes, rank ")
+        .append(std::to_string(c.rank))
+        .append(" of ")
+        .append(std::to_string(c.world_size));
 }
 
 namespace {
@@ -41,6 +60,7 @@ std::ostream& operator<<(std::ostream& out, const Event& event)
     if (event.is_cast) out << "  (autocast cast)";
     if (event.cache != CacheEvent::none) out << "  cache " << cache_event_name(event.cache);
     if (!event.policy.empty()) out << "  [" << event.policy << ']';
+    if (event.collective) out << "  (collective: " << collective_summary(*event.collective) << ')';
     return out;
 }
 

@@ -2,6 +2,7 @@
 // the visualizer lays out and draws the same nodes and edges.
 #include "tinyamp/trace/trace_graph.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -16,10 +17,39 @@ std::string dtype_and_shape(const TensorInfo& t)
     return text.append(" ").append(shape_str(t.shape));
 }
 
+// Bytes as a node's label says them: "10 B", "5.5 KiB", "128 KiB", "1.5 MiB".
+std::string bytes_text(std::int64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    double value = double(bytes);
+    int unit = 0;
+    for (; value >= 1024 && unit < 3; ++unit) value /= 1024;
+    std::string text = std::to_string(unit == 0 ? bytes : std::int64_t(std::lround(value * 10)));
+    if (unit > 0) {  // tenths: "55" -> "5.5", "1280" -> "128"
+        const char tenth = text.back();
+        text.pop_back();
+        if (text.empty()) text = "0";
+        if (tenth != '0') text.append(".").push_back(tenth);
+    }
+    return text.append(" ").append(units[unit]);
+}
+
+// A collective's lines: its name, how its data travelled and how much this rank sent ("SUM in
+// bf16, 128 KiB"), and the dtype its results came back in when that is another.
+std::vector<std::string> collective_label(const Event& e)
+{
+    std::vector<std::string> lines = {e.op, collective_how(*e.collective).append(", ").append(bytes_text(e.collective->bytes))};
+    if (!e.outputs.empty() && e.outputs.front().dtype != e.collective->dtype)
+        lines.push_back(std::string("back in ").append(dtype_name(e.outputs.front().dtype)));
+    return lines;
+}
+
 // The lines of an event's node: the op (or "cast f32→bf16"), each output's dtype and shape (for a
-// gradient, the .grad it is when it has a name), the cache event, and an op's autocast rule.
+// gradient, the .grad it is when it has a name), the cache event, and an op's autocast rule; a
+// collective's are collective_label's (the inspector lists what it took and gave).
 std::vector<std::string> event_label(const Event& e)
 {
+    if (e.collective) return collective_label(e);
     std::vector<std::string> lines;
     if (e.is_cast && !e.inputs.empty() && !e.outputs.empty()) {
         std::string cast = "cast ";
@@ -47,13 +77,15 @@ GraphNode event_node(const Event& e, int event_index)
 {
     GraphNode node;
     node.name = std::string("e").append(std::to_string(e.seq));
-    node.kind = e.is_cast ? NodeKind::cast : NodeKind::op;
+    node.kind = e.collective ? NodeKind::collective : e.is_cast ? NodeKind::cast : NodeKind::op;
     node.phase = e.phase;
     node.event = event_index;
-    // The fill: the (first) output's dtype, else the first input's.
+    // The fill: the (first) output's dtype, else the first input's; a collective's is the dtype
+    // its data travelled in (bf16 for gradients compressed from f32).
     const TensorInfo* colored = !e.outputs.empty() ? &e.outputs.front() : !e.inputs.empty() ? &e.inputs.front() : nullptr;
-    node.has_dtype = colored != nullptr;
+    node.has_dtype = colored != nullptr || e.collective;
     if (colored) node.dtype = colored->dtype;
+    if (e.collective) node.dtype = e.collective->dtype;
     node.label = event_label(e);
     node.tooltip = e.why;
     node.cache = e.cache;
@@ -87,6 +119,7 @@ const char* node_kind_name(NodeKind kind)
     case NodeKind::cast: return "cast";
     case NodeKind::tensor: return "tensor";
     case NodeKind::module: return "module";
+    case NodeKind::collective: return "collective";
     }
     return "op";  // unreachable: every enumerator is handled above
 }
@@ -159,7 +192,9 @@ TraceGraph build_graph(const Trace& trace, const GraphOptions& options)
         for (const TensorInfo& t : e.inputs) seen.insert(t.dtype);
         for (const TensorInfo& t : e.outputs) seen.insert(t.dtype);
         for (const ScaledCast& c : e.scaled_casts) scaled.insert(c.dtype);
+        if (e.collective) seen.insert(e.collective->dtype);
         graph.has_casts = graph.has_casts || e.is_cast;
+        graph.has_collectives = graph.has_collectives || e.collective.has_value();
         graph.has_cache_hits = graph.has_cache_hits || e.cache == CacheEvent::hit;
     }
     for (const DType d : kAllDTypes)  // in the table's order, so every legend lists them alike

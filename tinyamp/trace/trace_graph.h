@@ -22,20 +22,21 @@
 namespace tinyamp::trace {
 
 /// What a graph node stands for: `op` (an op event, forward or backward), `cast` (a cast
-/// autocast inserted), `tensor` (a tensor from outside the trace) or `module` (a collapsed
-/// module: every node that ran in it, in one phase).
-enum class NodeKind { op, cast, tensor, module };
-const char* node_kind_name(NodeKind kind);  ///< "op" / "cast" / "tensor" / "module"
+/// autocast inserted), `tensor` (a tensor from outside the trace), `module` (a collapsed
+/// module: every node that ran in it, in one phase) or `collective` (a collective of
+/// tinyamp::distributed: where data leaves the rank, filled by the dtype it travelled in).
+enum class NodeKind { op, cast, tensor, module, collective };
+const char* node_kind_name(NodeKind kind);  ///< "op" / "cast" / "tensor" / "module" / "collective"
 
 /// One node of a TraceGraph, with what the DOT export and the visualizer draw in it.
 struct GraphNode {
     std::string name;                 ///< DOT node name: `e<seq>` for events, `t<id>` for outside tensors
-    NodeKind kind = NodeKind::op;     ///< op, cast or tensor
+    NodeKind kind = NodeKind::op;     ///< op, cast, tensor, module or collective
     Phase phase = Phase::forward;     ///< a tensor node takes its first consumer's phase
     int event = -1;                   ///< index into Trace::events() (op and cast nodes); -1 for tensor nodes
     TensorInfo tensor;                ///< tensor nodes only: the tensor as first seen
     bool has_dtype = false;           ///< false for an event with neither outputs nor inputs
-    DType dtype = DType::f32;         ///< the fill: the first output's dtype, else the first input's
+    DType dtype = DType::f32;         ///< the fill: the first output's dtype, else the first input's (a collective: the dtype it travelled in)
     std::vector<std::string> label;   ///< the lines drawn in the node, the same as in the DOT export
     std::string tooltip;              ///< the event's `why` ("" for tensor nodes)
     CacheEvent cache = CacheEvent::none;  ///< the cast cache's part in a cast event (none otherwise)
@@ -73,13 +74,16 @@ struct GraphOptions {
 struct TraceGraph {
     std::vector<GraphNode> nodes;  ///< events in trace order, each outside tensor just before its first consumer
     std::vector<GraphEdge> edges;  ///< in the order the DOT export writes them
-    std::vector<DType> dtypes;     ///< the dtypes of the events' inputs and outputs, in kAllDTypes order (the legend)
+    /// The dtypes of the events' inputs and outputs and those collectives travelled in, in
+    /// kAllDTypes order (the legend).
+    std::vector<DType> dtypes;
     /// The element dtypes of the events' scaled casts (Event::scaled_casts: the FP8/FP4 casts
     /// inside fp8_linear, whose inputs and outputs stay f32), in kAllDTypes order: the
     /// visualizer's legend lists them too, although no node is filled with them.
     std::vector<DType> scaled_cast_dtypes;
     bool has_casts = false;        ///< some event is an autocast cast (the legend shows the cast key)
     bool has_cache_hits = false;   ///< some cast was a cache hit (the legend shows the hit key)
+    bool has_collectives = false;  ///< some event is a collective (the legend shows the collective key)
     std::vector<int> event_nodes;  ///< event_nodes[i]: the node of Trace::events()[i] (a module node when it is collapsed)
     /// Every module path the events ran in, with the paths above them ("4" before "4.attn"), in
     /// the order they first appear.

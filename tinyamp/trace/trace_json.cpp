@@ -1,5 +1,5 @@
-// A trace as JSON, and back. The format (version 4):
-//   {"version": 4, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
+// A trace as JSON, and back. The format (version 5):
+//   {"version": 5, "events": [{"seq": 1, "phase": "forward", "op": "to", "is_cast": true,
 //     "inputs": [{"id": 7, "dtype": "f32", "shape": [4, 3], "name": "w1", "is_leaf": true,
 //                 "requires_grad": true, "has_stats": false}],
 //     "outputs": [{..., "has_stats": true, "stats": {"min_abs": ..., "max_abs": ..., ...,
@@ -23,7 +23,14 @@
 // "block_scale_exponents" (MX) are log2 of the E8M0 block scales, -127..127, empty when
 // "blocks_per_row" is 0; "log2_histogram"[i] counts floor(log2|x * scale|) = -40 + i
 // (ScaledCast::kHistogramLowest), "zeros" the elements that were 0.
-// Older versions are still read: version 3 has no "scaled_casts" (refused there as unknown),
+// A collective's event (tinyamp::distributed; "op" is the collective's name) has "collective"
+// last, left out of every other event (trace::Collective):
+//   "collective": {"reduce_op": "SUM", "dtype": "bf16", "bytes": 2580, "world_size": 2, "rank": 0, "root": -1}
+// "reduce_op" is "SUM", "MAX", "AVG" or "" (broadcast, all_gather); "dtype" the dtype the data
+// travelled in; "bytes" >= 0 what this rank handed in; 0 <= "rank" < "world_size"; "root" the
+// source rank of a broadcast (-1 <= root < world_size).
+// Older versions are still read: version 4 has no "collective" (refused there as unknown),
+// version 3 no "scaled_casts" either (refused there as unknown),
 // version 2 neither "module" and "module_types" (they read as ""), version 1 neither those nor
 // "log2_abs" (its histograms are empty).
 // Reading is strict: every field must be there with the right type, unknown fields are refused
@@ -47,7 +54,7 @@ namespace {
 // than alphabetical order.
 using json = nlohmann::ordered_json;
 
-constexpr int kFormatVersion = 4;
+constexpr int kFormatVersion = 5;
 constexpr int kOldestReadableVersion = 1;  // version 1: no log2_abs histogram in "stats"
 
 // ---------------------------------------------------------------- writing
@@ -115,6 +122,16 @@ json scaled_cast_to_json(const ScaledCast& c)
             {"zeros", c.zeros}};
 }
 
+json collective_to_json(const Collective& c)
+{
+    return {{"reduce_op", c.reduce_op},
+            {"dtype", dtype_name(c.dtype)},
+            {"bytes", c.bytes},
+            {"world_size", c.world_size},
+            {"rank", c.rank},
+            {"root", c.root}};
+}
+
 json event_to_json(const Event& e)
 {
     json j = {{"seq", e.seq},
@@ -134,6 +151,7 @@ json event_to_json(const Event& e)
         for (const ScaledCast& c : e.scaled_casts) casts.push_back(scaled_cast_to_json(c));
         j["scaled_casts"] = std::move(casts);
     }
+    if (e.collective) j["collective"] = collective_to_json(*e.collective);
     return j;
 }
 
@@ -198,8 +216,9 @@ std::uint64_t read_count(const json& j, const std::string& where)
 std::int64_t read_integer(const json& j, const std::string& where, std::int64_t low, std::int64_t high)
 {
     if (!j.is_number_integer()) fail(where, "expected an integer, found ", j.dump());
-    const bool in_range = j.is_number_unsigned() ? high >= 0 && j.get<std::uint64_t>() <= std::uint64_t(high)
-                                                 : j.get<std::int64_t>() >= low && j.get<std::int64_t>() <= high;
+    const bool in_range = j.is_number_unsigned()
+                              ? (low <= 0 || j.get<std::uint64_t>() >= std::uint64_t(low)) && high >= 0 && j.get<std::uint64_t>() <= std::uint64_t(high)
+                              : j.get<std::int64_t>() >= low && j.get<std::int64_t>() <= high;
     if (!in_range) fail(where, "value ", j.dump(), " is outside [", low, ", ", high, "]");
     return j.get<std::int64_t>();
 }
@@ -375,9 +394,29 @@ ScaledCast scaled_cast_from_json(const json& j, const std::string& where)
     return c;
 }
 
+Collective collective_from_json(const json& j, const std::string& where)
+{
+    object(j, where, {"reduce_op", "dtype", "bytes", "world_size", "rank", "root"});
+    Collective c;
+    c.reduce_op = read_string(j["reduce_op"], at_key(where, "reduce_op"));
+    if (c.reduce_op != "" && c.reduce_op != "SUM" && c.reduce_op != "MAX" && c.reduce_op != "AVG")
+        fail(at_key(where, "reduce_op"), "unknown reduction \"", c.reduce_op, "\" (expected \"SUM\", \"MAX\", \"AVG\" or \"\")");
+    c.dtype = read_dtype(j["dtype"], at_key(where, "dtype"));
+    c.bytes = read_integer(j["bytes"], at_key(where, "bytes"), 0, std::numeric_limits<std::int64_t>::max());
+    c.world_size = int(read_integer(j["world_size"], at_key(where, "world_size"), 1, std::numeric_limits<int>::max()));
+    c.rank = int(read_integer(j["rank"], at_key(where, "rank"), 0, c.world_size - 1));
+    c.root = int(read_integer(j["root"], at_key(where, "root"), -1, c.world_size - 1));
+    return c;
+}
+
 Event event_from_json(const json& j, const std::string& where, int version)
 {
-    if (version >= 4)
+    if (version >= 5)
+        object(j, where,
+               {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache", "module", "module_types",
+                "scaled_casts", "collective"},
+               {"scaled_casts", "collective"});
+    else if (version >= 4)
         object(j, where,
                {"seq", "phase", "op", "is_cast", "inputs", "outputs", "device_type", "policy", "why", "cache", "module", "module_types",
                 "scaled_casts"},
@@ -408,6 +447,7 @@ Event event_from_json(const json& j, const std::string& where, int version)
         if (casts.empty()) fail(casts_at, "an empty list (an event without scaled casts leaves the field out)");
         for (std::size_t i = 0; i < casts.size(); ++i) e.scaled_casts.push_back(scaled_cast_from_json(casts[i], at_index(casts_at, i)));
     }
+    if (j.contains("collective")) e.collective = collective_from_json(j["collective"], at_key(where, "collective"));
     return e;
 }
 

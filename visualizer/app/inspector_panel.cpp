@@ -197,6 +197,7 @@ void draw_heading(const NodeDetails& d, const Document& document)
         ImGui::PopStyleColor();
     }
     if (!d.cache.empty()) ImGui::TextWrapped("%s", d.cache.c_str());
+    if (!d.collective.empty()) ImGui::TextWrapped("sent: %s", d.collective.c_str());
 }
 
 // The f32 values' dtype, shape and range, the shares f16 and bf16 would lose, and their histogram.

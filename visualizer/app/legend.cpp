@@ -11,7 +11,7 @@ namespace tinyamp::viz {
 namespace {
 
 // One row: what its swatch shows and its text.
-enum class Mark { dtype, cast, store, hit, parameter };
+enum class Mark { dtype, cast, store, hit, parameter, collective };
 struct Row {
     Mark mark;
     DType dtype = DType::f32;
@@ -38,6 +38,7 @@ std::vector<Row> legend_rows(const trace::TraceGraph& graph)
     if (std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const trace::GraphNode& n) { return n.cache == trace::CacheEvent::stored; }))
         rows.push_back({Mark::store, DType::f32, "cast cache store"});
     if (graph.has_cache_hits) rows.push_back({Mark::hit, DType::f32, "cast cache hit"});
+    if (graph.has_collectives) rows.push_back({Mark::collective, DType::f32, "collective (filled: the dtype sent)"});
     rows.push_back({Mark::parameter, DType::f32, "parameter (weight)"});
     return rows;
 }
@@ -84,6 +85,11 @@ Rect draw_legend(ImDrawList* draw, ImVec2 at, const trace::TraceGraph& graph, bo
         case Mark::cast: draw->AddRect(a, b, hex_color(colors::kCastOutline), 0, 0, 2); break;
         case Mark::store: draw->AddCircleFilled({(a.x + b.x) / 2, (a.y + b.y) / 2}, 0.3f * m.em, IM_COL32(255, 255, 255, 255)); break;
         case Mark::hit: dashed_outline(draw, rect_points(a, b), text, 1.5f, 0.2f * m.em); break;
+        case Mark::collective: {
+            const std::vector<ImVec2> hexagon = hexagon_points(a, b);
+            draw->AddPolyline(hexagon.data(), int(hexagon.size()), text, ImDrawFlags_Closed, 1.5f);
+            break;
+        }
         case Mark::parameter: {
             const std::vector<ImVec2> ring = ellipse_points(a, b, 24);
             draw->AddPolyline(ring.data(), int(ring.size()), hex_color(colors::kParameter), ImDrawFlags_Closed, 2);

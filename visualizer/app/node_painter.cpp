@@ -75,6 +75,14 @@ std::vector<ImVec2> ellipse_points(ImVec2 min, ImVec2 max, int count)
 
 std::vector<ImVec2> rect_points(ImVec2 min, ImVec2 max) { return {min, {max.x, min.y}, max, {min.x, max.y}}; }
 
+// As trace_dot.cpp's collectives: points left and right at mid-height, the flat top and bottom
+// from a quarter of the width to three quarters (Graphviz's hexagon).
+std::vector<ImVec2> hexagon_points(ImVec2 min, ImVec2 max)
+{
+    const float quarter = (max.x - min.x) / 4, middle = (min.y + max.y) / 2;
+    return {{min.x, middle}, {min.x + quarter, min.y}, {max.x - quarter, min.y}, {max.x, middle}, {max.x - quarter, max.y}, {min.x + quarter, max.y}};
+}
+
 void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 color, float thickness, float dash)
 {
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -172,6 +180,10 @@ void draw_node(ImDrawList* draw, ImFont* graph_font, const trace::GraphNode& nod
         outline = tag_points(min, max);
         draw->AddConvexPolyFilled(outline.data(), int(outline.size()), fill);
         outline_color = hex_color(colors::kCastOutline, alpha);
+        break;
+    case trace::NodeKind::collective:
+        outline = hexagon_points(min, max);
+        draw->AddConvexPolyFilled(outline.data(), int(outline.size()), fill);
         break;
     case trace::NodeKind::tensor:
         outline = ellipse_points(min, max);

@@ -1,6 +1,6 @@
 #pragma once
 // How one node of the graph is painted: its shape filled with its dtype's color (an op's rounded
-// box, a cast's tag, a tensor's ellipse), its dtype's glyph (dtype_glyph.h) at its left, the
+// box, a cast's tag, a collective's hexagon, a tensor's ellipse), its dtype's glyph (dtype_glyph.h) at its left, the
 // outlines that mark casts, parameters and the cast cache, and its label in the place node_face() gives it, at the size plan_label() picks. The
 // legend draws its swatches with the same outlines.
 #include <imgui.h>
@@ -20,6 +20,8 @@ float text_width_at_size_1(const std::string& line);
 
 std::vector<ImVec2> ellipse_points(ImVec2 min, ImVec2 max, int count = 40);
 std::vector<ImVec2> rect_points(ImVec2 min, ImVec2 max);
+/// DOT's "hexagon" in the box from `min` to `max`: a collective's node.
+std::vector<ImVec2> hexagon_points(ImVec2 min, ImVec2 max);
 void dashed_outline(ImDrawList* draw, const std::vector<ImVec2>& points, ImU32 color, float thickness, float dash);
 
 /// Draws `glyph` filling the square from `min` to `max`.

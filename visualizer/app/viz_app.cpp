@@ -45,6 +45,8 @@ VizApp::VizApp(const AppOptions& options, ImFont* graph_font) : graph_font_(grap
         opening = Scenario::opening(options.scenario);
         if (options.steps > 0) scenario_->step(options.steps);
         show(scenario_->trace(), scenario_->summary(), false);
+        // A recorded scenario is a trace file to the app: no controls, curves or steps.
+        if (!scenario_->options().recorded.empty()) scenario_.reset();
     }
     // Each option given replaces its part of the scenario's opening.
     place_timeline(document_->stepper(), options.position.empty() ? opening.position : options.position);

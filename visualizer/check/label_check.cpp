@@ -51,6 +51,9 @@ Box fill_area(const NodeLine& n)
     } else if (n.kind == "cast") {  // the tag's pointed end is half its height long
         a.x1 -= h / 2;
     } else if (n.kind == "module") {  // a folded module: the box is its front face
+    } else if (n.kind == "collective") {  // a hexagon: 0.3 of the height about the middle, 0.35 of the width is inside
+        const float cx = (a.x0 + a.x1) / 2, cy = (a.y0 + a.y1) / 2;
+        a = {cx - 0.35f * w, cy - 0.3f * h, cx + 0.35f * w, cy + 0.3f * h};
     } else {  // an ellipse: its inscribed rectangle
         const float cx = (a.x0 + a.x1) / 2, cy = (a.y0 + a.y1) / 2, hw = w / 2 / std::sqrt(2.0f), hh = h / 2 / std::sqrt(2.0f);
         a = {cx - hw, cy - hh, cx + hw, cy + hh};

@@ -207,6 +207,30 @@ std::vector<std::string> gradient_facts(const trace::Trace& trace, const TraceGr
     return {produced};
 }
 
+// What a collective did with the data, for a student: what left the rank in which dtype and how
+// many bytes, what a 16-bit sum loses, and when a backward one was sent.
+std::vector<std::string> collective_facts(const Event& e)
+{
+    const trace::Collective& c = *e.collective;
+    const std::int64_t elements = c.bytes / std::int64_t(dtype_size(c.dtype));
+    std::vector<std::string> facts;
+    facts.push_back("rank " + std::to_string(c.rank) + " handed in " + std::to_string(c.bytes) + " bytes: " + std::to_string(elements) + ' ' +
+                    dtype_name(c.dtype) + " elements");
+    if (!e.inputs.empty() && e.inputs.front().dtype != c.dtype) {
+        const DType own = e.inputs.front().dtype;
+        facts.push_back(std::string("the ") + dtype_name(own) + " tensors left the rank as " + dtype_name(c.dtype) + " (" +
+                        std::to_string(dtype_size(c.dtype)) + " bytes an element instead of " + std::to_string(dtype_size(own)) +
+                        ") and came back written in " + dtype_name(e.outputs.empty() ? own : e.outputs.front().dtype));
+    }
+    if (!c.reduce_op.empty() && (c.dtype == f16 || c.dtype == bf16))
+        facts.push_back(std::string("the ") + dtype_name(c.dtype) + " sum rounds at every step of the reduction, as NCCL's " +
+                        dtype_name(c.dtype) + " ring does: an addend smaller than half a unit in the last place of the sum is lost");
+    if (e.phase == trace::Phase::backward)
+        facts.push_back("sent during backward by a gradient hook, as soon as every gradient of its bucket had arrived "
+                        "(DistributedDataParallel): the graph shows where the gradients leave the rank");
+    return facts;
+}
+
 // The range of the values in one line; over the finite ones only, and "no finite values" when
 // none is, rather than a range of nothing ("|x| from 0 to 0").
 std::string range_line(const TensorInfo& values)
@@ -315,7 +339,12 @@ NodeDetails inspect_event(const trace::Trace& trace, const TraceGraph& graph, in
             d.values = out;
             break;
         }
-    if (e.phase == trace::Phase::backward) d.facts = gradient_facts(trace, graph, node, e);
+    if (e.collective) {
+        d.collective = e.op + ' ' + trace::collective_summary(*e.collective);
+        d.facts = collective_facts(e);
+    } else if (e.phase == trace::Phase::backward) {
+        d.facts = gradient_facts(trace, graph, node, e);
+    }
     if (std::string inner = inner_precision(e); !inner.empty()) d.facts.push_back(std::move(inner));
     if (e.is_cast && !e.policy.empty())
         d.facts.push_back(std::string("autocast inserted this cast for the op that uses it, whose rule is ").append(e.policy));

@@ -36,6 +36,9 @@ struct NodeDetails {
     std::string policy_meaning;           ///< what that rule does, one line ("" when no rule)
     std::string why;                      ///< the trace's one-line why
     std::string cache;                    ///< "" or a sentence on the cast-cache hit/store
+    /// A collective's node: how its data travelled, "all_reduce SUM in bf16, 102 bytes, rank 0
+    /// of 2" (trace::collective_summary); "" for other nodes.
+    std::string collective;
     std::vector<trace::TensorInfo> inputs;
     std::vector<trace::TensorInfo> outputs;
     bool has_values = false;              ///< `values` has statistics (op outputs); parameters have none

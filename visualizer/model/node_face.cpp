@@ -27,6 +27,13 @@ NodeFace node_face(trace::NodeKind kind, const Rect& box, float zoom, const Face
     case trace::NodeKind::module:  // DOT's box3d: the box is its front face (the depth is drawn outside, up and right)
         face.outline = std::max(1.5f, 2.0f * zoom);
         break;
+    case trace::NodeKind::collective: {  // DOT's hexagon, its points at mid-height and its flat sides W/4 in:
+        // 0.3 of the height above and below the middle it is 0.35 of the width to either side
+        face.outline = std::max(1.5f, 2.0f * zoom);
+        const Vec2 c{(box.min.x + box.max.x) / 2, (box.min.y + box.max.y) / 2};
+        fill = {{c.x - 0.35f * box.width(), c.y - 0.3f * box.height()}, {c.x + 0.35f * box.width(), c.y + 0.3f * box.height()}};
+        break;
+    }
     case trace::NodeKind::tensor: {  // an ellipse (a parameter's with a thick ring): its inscribed rectangle
         face.outline = std::max(3.0f, 3.0f * zoom);
         const float half_w = box.width() / 2 / std::sqrt(2.0f), half_h = box.height() / 2 / std::sqrt(2.0f);

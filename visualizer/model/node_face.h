@@ -22,7 +22,8 @@ struct FaceStyle {
 /// The parts of a node's box on the canvas, in pixels.
 struct NodeFace {
     Rect inner;   ///< what the shape's fill surely covers, inside its outline: for an ellipse the
-                  ///< inscribed rectangle, for a cast's tag the part left of its pointed end
+                  ///< inscribed rectangle, for a cast's tag the part left of its pointed end, for
+                  ///< a collective's hexagon the middle 0.7 of its width and 0.6 of its height
     Rect glyph;   ///< the dtype glyph: at the left of `inner`, centred vertically
     Rect label;   ///< the rest of `inner`, right of the glyph: where the label is written
     float outline = 0;  ///< the outline's width (drawn on the shape's border)

@@ -39,6 +39,9 @@ const data::TextDataset& kjv()
     return text;
 }
 
+// A recorded scenario's trace, as its program wrote it into data/.
+trace::Trace recorded_trace(const std::string& file) { return trace::Trace::from_json(io::read_file(data::data_path(file))); }
+
 // tinyamp-train's training split for this seed (its test fraction; the test part is not used).
 data::Dataset training_set(std::uint64_t seed) { return data::train_test_split(digits(), train::TrainConfig{}.test_fraction, seed).first; }
 
@@ -217,6 +220,10 @@ StepRecord Scenario::State::step(const ScenarioOptions& options, std::int64_t st
 
 void Scenario::validate(const ScenarioOptions& options)
 {
+    if (!options.recorded.empty()) {
+        (void)recorded_trace(options.recorded);  // a missing or damaged file is an error here, naming the file
+        return;
+    }
     const bool gpt = options.model == "gpt";
     TINYAMP_CHECK(options.model == "mlp" || options.model == "cnn" || options.model == "deep" || gpt, value, "unknown model '",
                   options.model, "': choose mlp, cnn, deep or gpt");
@@ -246,6 +253,14 @@ Scenario::Scenario(ScenarioOptions options) { reset(std::move(options)); }
 void Scenario::reset(ScenarioOptions options)
 {
     // Build everything first; only then swap it in, with moves that cannot throw.
+    if (!options.recorded.empty()) {  // nothing to train: the trace another program recorded
+        trace::Trace trace = recorded_trace(options.recorded);
+        options_ = std::move(options);
+        trace_ = std::move(trace);
+        history_.clear();
+        state_.reset();
+        return;
+    }
     validate(options);
     auto state = std::make_shared<State>(options);
     trace::Trace trace;
@@ -259,6 +274,8 @@ void Scenario::reset(ScenarioOptions options)
 void Scenario::step(std::int64_t steps)
 {
     TINYAMP_CHECK(steps >= 0, value, "Scenario::step: steps must be >= 0, got ", steps);
+    TINYAMP_CHECK(steps == 0 || options_.recorded.empty(), state, "this scenario shows a trace recorded elsewhere (", options_.recorded,
+                  "): it has no model to train, so it takes no steps");
     for (std::int64_t i = 0; i < steps; ++i) {
         trace::Trace trace;
         history_.push_back(state_->step(options_, std::int64_t(history_.size()) + 1, trace));

@@ -2,7 +2,8 @@
 // Live scenarios for the visualizer: a small model trained on the digits (or a one-block
 // character GPT on the King James text), one step at a time, with every AMP knob a student can
 // turn. Each step records the trace of its forward and backward pass (what the graph view
-// shows) and adds a point to the loss and loss-scale curves.
+// shows) and adds a point to the loss and loss-scale curves. A recorded scenario (ddp-bf16)
+// shows instead a trace another program wrote, for a run the visualizer cannot make itself.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,6 +57,13 @@ struct ScenarioOptions {
     /// the fused op, whose logits stay in f32, does not (tinyamp-train's GPT study, the same knob).
     double qkv_init_std = 0;
     std::uint64_t seed = 0;
+    /// A recorded scenario: the name of a trace JSON in tinyamp's data/ folder (data::data_path),
+    /// shown as another program recorded it instead of a step trained here; every other option
+    /// is then ignored, and the scenario takes no steps. "ddp_bf16_trace.json" (ddp-bf16): rank 0
+    /// of a 2-rank DistributedDataParallel step whose gradients are all-reduced in bf16, written
+    /// by tools/ddp_trace under mpirun (the visualizer is one process, without MPI). "" (the
+    /// default): a live scenario.
+    std::string recorded;
 };
 
 /// The logits of model "gpt": train::Gpt::forward(idx), but with each block called through
@@ -81,7 +89,7 @@ struct Opening {
 class Scenario {
 public:
     /// "mlp-bf16", "mlp-f16-scaler", "mlp-f16", "mlp-f32", "cnn-bf16", "deep-bf16", "mlp-fp8-delayed", "mlp-mxfp8",
-    /// "gpt", "gpt-composite".
+    /// "gpt", "gpt-composite", "ddp-bf16" (recorded).
     static std::vector<std::string> names();
     /// The options of a named scenario; Error(value) listing the names otherwise.
     static ScenarioOptions preset(const std::string& name);
@@ -93,7 +101,8 @@ public:
     /// (once per process) to check the batch size against the training set, or the GPT's text.
     static void validate(const ScenarioOptions& options);
 
-    /// Loads the data, builds the model (seeded) and runs one step, so trace() is never empty.
+    /// Loads the data, builds the model (seeded) and runs one step, so trace() is never empty; a
+    /// recorded scenario loads its trace (Error(io) naming what is wrong with the file).
     explicit Scenario(ScenarioOptions options);
     // One scenario owns its model: a copy would share the model and optimizer with the original.
     Scenario(const Scenario&) = delete;
@@ -102,14 +111,16 @@ public:
     Scenario& operator=(Scenario&&) = default;
     /// Starts over with new options (a new model, empty curves, one step run).
     void reset(ScenarioOptions options);
-    /// Runs `steps` more training steps; the trace is the last one's.
+    /// Runs `steps` more training steps; the trace is the last one's. Error(state) for a
+    /// recorded scenario (any steps > 0), which has nothing to train.
     void step(std::int64_t steps = 1);
 
     const ScenarioOptions& options() const { return options_; }
     const trace::Trace& trace() const { return trace_; }
-    const std::vector<StepRecord>& history() const { return history_; }
+    const std::vector<StepRecord>& history() const { return history_; }  ///< empty for a recorded scenario
     /// One line for the window title and logs, e.g.
-    /// "mlp, autocast bf16 (cpu table), cast cache on, no GradScaler, step 3".
+    /// "mlp, autocast bf16 (cpu table), cast cache on, no GradScaler, step 3"; for a recorded one
+    /// "recorded: ddp_bf16_trace.json, rank 0 of 2, 3 collectives".
     std::string summary() const;
 
 private:

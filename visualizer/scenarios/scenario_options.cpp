@@ -72,6 +72,10 @@ const std::vector<Preset>& presets()
         // fused op, or as the composite reference's matmul, mul, masked_fill, softmax, matmul.
         {"gpt", gpt_preset(true), {.select = "scaled_dot_product_attention"}},
         {"gpt-composite", gpt_preset(false), {.select = "softmax"}},
+        // Rank 0 of a 2-rank DistributedDataParallel step of the digits MLP (f32), its gradients
+        // all-reduced in bf16 in 3 buckets (tools/ddp_trace recorded it under mpirun). It opens
+        // on the first all_reduce in backward: where gradients leave the rank, and in which dtype.
+        {"ddp-bf16", {.recorded = "ddp_bf16_trace.json"}, {.select = "backward:all_reduce"}},
     };
     return all;
 }
@@ -89,6 +93,21 @@ std::string table_text(const amp::PolicyTable& table)
     std::string out = std::string(table.name()).append(" table");
     const bool cpu = table.name() == "cpu", cuda = table.name() == "cuda";
     if ((cpu && table != amp::PolicyTable::cpu()) || (cuda && table != amp::PolicyTable::cuda())) out.append(", edited");
+    return out;
+}
+
+// "recorded: ddp_bf16_trace.json, rank 0 of 2, 3 collectives": the file and what its collectives
+// say of the run (a trace without any: the file alone).
+std::string recorded_summary(const std::string& file, const trace::Trace& trace)
+{
+    std::string out = "recorded: " + file;
+    int collectives = 0;
+    for (const trace::Event& e : trace.events()) {
+        if (!e.collective) continue;
+        if (collectives++ == 0)
+            out.append(", rank ").append(std::to_string(e.collective->rank)).append(" of ").append(std::to_string(e.collective->world_size));
+    }
+    if (collectives > 0) out.append(", ").append(std::to_string(collectives)).append(collectives == 1 ? " collective" : " collectives");
     return out;
 }
 
@@ -128,6 +147,7 @@ Opening Scenario::opening(const std::string& name) { return named_preset(name).o
 
 std::string Scenario::summary() const
 {
+    if (!options_.recorded.empty()) return recorded_summary(options_.recorded, trace_);
     std::string out = options_.model;
     if (options_.model == "gpt")
         out.append(options_.fused_attention ? " (fused attention" : " (composite attention")

@@ -27,6 +27,8 @@ SCENARIOS = [
     ("mlp-mxfp8", "MXFP8: one shared scale per block of 32 values.", "19"),
     ("gpt", "A tiny GPT under bf16 autocast with the fused attention.", "20"),
     ("gpt-composite", "The same GPT with attention composed of matmul and softmax.", "20"),
+    ("ddp-bf16", "Rank 0 of a 2-process DistributedDataParallel step, recorded under MPI: its f32 gradients leave the rank "
+                 "as bf16, one all_reduce per bucket during backward.", ""),
 ]
 
 # The inspector of each FP8/MX scenario's scaled casts: (scenario, the address's options, what it

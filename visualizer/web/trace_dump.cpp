@@ -1,5 +1,6 @@
 // Prints a scenario's trace as JSON (Trace::to_json: every op, cast and cache hit, with its
-// dtypes, shapes and value statistics) after a number of training steps, and nothing else:
+// dtypes, shapes and value statistics) after a number of training steps (a recorded scenario's
+// as its file holds it), and nothing else:
 //
 //     viz_trace_dump SCENARIO STEPS
 //     viz_trace_dump --list          the scenarios' names (Scenario::names()), one per line
@@ -29,7 +30,8 @@ int main(int argc, char** argv)
         tinyamp::set_num_threads(1);  // as the page: one thread
         tinyamp::viz::Scenario scenario(tinyamp::viz::Scenario::preset(argv[1]));
         const long steps = std::atol(argv[2]);
-        if (steps > 0) scenario.step(steps);
+        // A recorded scenario (ddp-bf16) takes no steps: its trace is the file's, on both sides.
+        if (steps > 0 && scenario.options().recorded.empty()) scenario.step(steps);
         std::puts(scenario.trace().to_json().c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "viz_trace_dump: %s\n", e.what());
