@@ -280,7 +280,7 @@ TEST_CASE("backward called inside an autocast region is not autocast: gradients 
     CHECK(w.grad().to_vector() == outside);
 }
 
-TEST_CASE("scaled_dot_product_attention is lower_precision_fp on both tables; a bool mask is never cast; the reference's ops keep their own rows")
+TEST_CASE("scaled_dot_product_attention is lower_precision_fp on both tables, a bool mask is never cast, the reference's ops keep their own rows")
 {
     Generator gen(9);
     const Tensor q = randn({2, 3, 4}, f32, gen), k = randn({2, 5, 4}, f32, gen), v = randn({2, 5, 3}, f32, gen);

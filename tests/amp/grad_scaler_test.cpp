@@ -110,7 +110,7 @@ TEST_CASE("_amp_update_scale_: scale 4, growth 2, backoff 0.25, interval 2 goes 
     CHECK(scale == 2.0f);
 }
 
-TEST_CASE("the scaling case: an inf on iteration 2 skips that step only; final scale 128 * 2^3 * 0.5 = 512")
+TEST_CASE("the scaling case: an inf on iteration 2 skips that step only, final scale 128 * 2^3 * 0.5 = 512")
 {
     const auto data = make_data();
     const Model control = run_control(data);

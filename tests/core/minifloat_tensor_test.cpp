@@ -30,7 +30,7 @@ TEST_CASE("an f32 tensor goes to f8e4m3fn and back: values rounded to E4M3, 448 
     CHECK(x.to(f8e5m2).to(f32).to_vector()[3] == 512.0);  // E5M2 reaches 57344, with 2 fraction bits
 }
 
-TEST_CASE("factories and set() round values into FP8 once; E8M0 refuses 0")
+TEST_CASE("factories and set() round values into FP8 once, E8M0 refuses 0")
 {
     const Tensor ones8 = ones({4}, f8e5m2);
     CHECK(ones8.to_vector() == std::vector<double>(4, 1.0));

@@ -64,7 +64,7 @@ TEST_CASE("CUDA casts between f64, f32, f16, bf16 round exactly as the CPU does,
     }
 }
 
-TEST_CASE("CUDA casts from and to i64 and bool match the CPU; a NaN going to i64 is refused as on the CPU")
+TEST_CASE("CUDA casts from and to i64 and bool match the CPU, a NaN going to i64 is refused as on the CPU")
 {
     const Tensor ints = tensor({0, 1, -1, 2049, -2049, 65505, 16777217, 123456789, 1e15}, {9}, i64);
     for (DType to : {f64, f32, f16, bf16, DType::boolean}) {
@@ -274,7 +274,7 @@ TEST_CASE("CUDA losses and their gradients match the CPU: cross_entropy, nll_los
     CHECK_ERROR_MENTIONS(cross_entropy(zeros({2, classes}, f32).cuda(), bad), index, "is not a class index");
 }
 
-TEST_CASE("tensors on two devices are refused with a message naming the devices and the fix; 0-D CPU scalars may join")
+TEST_CASE("tensors on two devices are refused with a message naming the devices and the fix, 0-D CPU scalars may join")
 {
     const Tensor g = ones({3}, f32).cuda();
     CHECK_ERROR_MENTIONS(add(g, ones({3}, f32)), device, "cuda:0");

@@ -49,7 +49,7 @@ TEST_CASE("all_reduce sums, takes the max and the average, in f64 and f32")
     }
 }
 
-TEST_CASE("a bf16 all_reduce rounds its sum to bf16, as NCCL's bf16 ring does; f32 keeps the small update")
+TEST_CASE("a bf16 all_reduce rounds its sum to bf16, as NCCL's bf16 ring does, f32 keeps the small update")
 {
     if (size() != 2) {
         MESSAGE("needs 2 ranks");
@@ -88,7 +88,7 @@ TEST_CASE("broadcast copies the source rank's tensor, any dtype")
     CHECK(t.to_vector() == std::vector<double>(4, double(src * 10 + 7)));
 }
 
-TEST_CASE("all_gather_into_tensor puts rank r's tensor r-th; reduce_scatter_tensor keeps rank r's slice of the sum")
+TEST_CASE("all_gather_into_tensor puts rank r's tensor r-th, reduce_scatter_tensor keeps rank r's slice of the sum")
 {
     const Tensor mine = full({2}, double(rank()), bf16);
     const Tensor all = zeros({size(), 2}, bf16);

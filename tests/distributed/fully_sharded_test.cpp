@@ -230,7 +230,7 @@ TEST_CASE("an inf in one rank's gradient shard: GradScaler lets the ranks disagr
     CHECK(one_iteration(sharded) == std::pair{0.0, 2 * 32768.0});       // both skipped and halved
 }
 
-TEST_CASE("buffer_dtype converts the module's floating point buffers once; integer buffers stay")
+TEST_CASE("buffer_dtype converts the module's floating point buffers once, integer buffers stay")
 {
     manual_seed(28);
     const auto model = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{

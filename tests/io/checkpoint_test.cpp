@@ -129,7 +129,7 @@ TEST_CASE("checkpoint: the file is a safetensors state_dict with the training st
     CHECK(file.metadata.at("step") == "0");
 }
 
-TEST_CASE("checkpoint: LambdaLR and CosineAnnealingLR states and the step count round trip; another scheduler type is refused")
+TEST_CASE("checkpoint: LambdaLR and CosineAnnealingLR states and the step count round trip, another scheduler type is refused")
 {
     const test::TempDir dir;
     const std::string path = dir.file("schedulers.safetensors");

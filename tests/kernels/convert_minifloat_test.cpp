@@ -55,7 +55,7 @@ TEST_CASE("every FP8 code converts to each float dtype as its exact value, and b
     }
 }
 
-TEST_CASE("to() overflow: E4M3 saturates, E5M2 goes to inf, as PyTorch's cast; NaN stays NaN")
+TEST_CASE("to() overflow: E4M3 saturates, E5M2 goes to inf, as PyTorch's cast, NaN stays NaN")
 {
     const float in[] = {464.0f, 465.0f, 1e9f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
     std::uint8_t e4m3[5], e5m2[5];

@@ -55,7 +55,7 @@ TEST_CASE("gemm tiers: the best the CPU features allow, never for f64 or tiny pr
     CHECK(cpu::gemm_tier<float>(256, 256, 256, no_fma) == GemmTier::portable);
 }
 
-TEST_CASE("TINYAMP_CPU caps the features: portable, avx2, avx512, avx512bf16, amx; anything else is refused")
+TEST_CASE("TINYAMP_CPU caps the features: portable, avx2, avx512, avx512bf16, amx, anything else is refused")
 {
     const cpu::CpuFeatures all = every_feature();
     auto tier_under = [&](const char* setting) { return cpu::best_gemm_tier<BFloat16>(cpu::cap_cpu_features(all, setting).value()); };

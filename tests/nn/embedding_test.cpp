@@ -52,7 +52,7 @@ TEST_CASE("nn::Embedding init is N(0, 1), as PyTorch, and reproducible under man
     CHECK(b.weight.to_vector() == w);
 }
 
-TEST_CASE("nn::Embedding: the weight gets a dense gradient; under autocast the rows stay f32 (embedding is in no list)")
+TEST_CASE("nn::Embedding: the weight gets a dense gradient, under autocast the rows stay f32 (embedding is in no list)")
 {
     manual_seed(2);
     auto wte = std::make_shared<nn::Embedding>(5, 3);

@@ -120,7 +120,7 @@ TEST_CASE("is_causal is the top-left triangle: the same as attn_mask = tril(ones
     }
 }
 
-TEST_CASE("in f16 and bf16 the fused op is one rounding from f64 (logits in f32); the reference is further; f32 within its sums")
+TEST_CASE("in f16 and bf16 the fused op is one rounding from f64 (logits in f32), the reference is further, f32 within its sums")
 {
     for (const Case& c : cases()) {
         const std::vector<Tensor> in64 = inputs(c, 3);

@@ -195,7 +195,7 @@ TEST_CASE("fp8_linear, MXFP8: blocks of 32 along K, and the gradients cast again
     CHECK(outside == 0);
 }
 
-TEST_CASE("fp8_linear, NVFP4 and MXFP4: FP4 elements in blocks, close to the f32 product; odd sizes refused")
+TEST_CASE("fp8_linear, NVFP4 and MXFP4: FP4 elements in blocks, close to the f32 product, odd sizes refused")
 {
     const Tensor x = random_matrix(8, 64, 1.0, 16).requires_grad_();
     const Tensor w = random_matrix(6, 64, 0.3, 17).requires_grad_();
@@ -233,7 +233,7 @@ TEST_CASE("fp8_linear refuses delayed scaling without a state, and shapes that d
     CHECK_THROWS_AS(fp8_linear(x, w.to(bf16), Tensor(), amp::Float8CurrentScaling{}), Error);
 }
 
-TEST_CASE("fp8_autocast: Linear layers inside run fp8_linear, with a delayed state per layer; enabled=false turns it off")
+TEST_CASE("fp8_autocast: Linear layers inside run fp8_linear, with a delayed state per layer, enabled=false turns it off")
 {
     auto fc = std::make_shared<nn::Linear>(32, 4);
     const Tensor x = random_matrix(3, 32, 1.0, 11);

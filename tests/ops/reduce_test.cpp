@@ -90,7 +90,7 @@ TEST_CASE("max and argmax find the first largest element, and NaN wins")
     CHECK(w.grad().to_vector() == std::vector<double>{0, 1, 0});
 }
 
-TEST_CASE("count_nonzero counts x != 0 as PyTorch does: -0 is zero, NaN is not; i64, 0-D, no gradient")
+TEST_CASE("count_nonzero counts x != 0 as PyTorch does: -0 is zero, NaN is not, i64, 0-D, no gradient")
 {
     const Tensor x = tensor({0.0, -0.0, NAN, 1e-40, -3.0, INFINITY}, {2, 3});
     for (DType dtype : {f64, f32, f16, bf16}) {

@@ -70,7 +70,7 @@ void check_rejected(const std::string& text, std::initializer_list<const char*> 
 
 }  // namespace
 
-TEST_CASE("to_json writes a collective's event with its \"collective\", and no such field elsewhere; from_json reads it back")
+TEST_CASE("to_json writes a collective's event with its \"collective\", and no such field elsewhere, from_json reads it back")
 {
     const std::string text = ddp_trace().to_json();
     CHECK(text.find("\"version\": 5") != std::string::npos);

@@ -322,7 +322,7 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
                    {"events[0].outputs[0].stats.log2_abs: unknown field"});
 }
 
-TEST_CASE("from_json reads version 2 files, which have no module fields (they read as \"\"); a version 2 file with them is refused")
+TEST_CASE("from_json reads version 2 files, which have no module fields (they read as \"\"), a version 2 file with them is refused")
 {
     std::string v2 = without_modules(sample_trace().to_json());
     v2.replace(v2.find("\"version\": 5"), 12, "\"version\": 2");

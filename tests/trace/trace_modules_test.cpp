@@ -49,7 +49,7 @@ const GraphNode& node_named(const trace::TraceGraph& g, const std::string& name)
 
 }  // namespace
 
-TEST_CASE("nn::Module knows the name its parent gave it; the model itself has none")
+TEST_CASE("nn::Module knows the name its parent gave it, the model itself has none")
 {
     nn::Sequential model;
     const auto inner = model.emplace_back<nn::Sequential>();
@@ -59,7 +59,7 @@ TEST_CASE("nn::Module knows the name its parent gave it; the model itself has no
     CHECK(linear->name() == "0");
 }
 
-TEST_CASE("ModuleScope: nested scopes make a dotted path; an unnamed scope adds nothing; scopes end with their block")
+TEST_CASE("ModuleScope: nested scopes make a dotted path, an unnamed scope adds nothing, scopes end with their block")
 {
     CHECK(trace::current_module_path().empty());
     {
@@ -90,7 +90,7 @@ TEST_CASE("forward events carry the path of the module they ran in, outermost na
         else if (e.module == "0") CHECK(e.module_types == "Linear");
 }
 
-TEST_CASE("backward events take the module of the forward op that made their node; AccumulateGrad that of its sender")
+TEST_CASE("backward events take the module of the forward op that made their node, AccumulateGrad that of its sender")
 {
     const test::NestedModulesStep step;
     const trace::Trace& t = step.trace;

@@ -132,7 +132,7 @@ TEST_CASE("gpt: a short f32 run learns, evaluates with per-block statistics, and
     CHECK(std::count(layers.begin(), layers.end(), '\n') == 2 * 2 + 3);
 }
 
-TEST_CASE("gpt: bf16 and f16 with a GradScaler train as f32 does; the f16 run keeps its scale")
+TEST_CASE("gpt: bf16 and f16 with a GradScaler train as f32 does, the f16 run keeps its scale")
 {
     const GptResult f32_run = run_gpt_training(short_run(Mode::f32, 30));
     for (Mode mode : {Mode::bf16, Mode::f16_scaler}) {

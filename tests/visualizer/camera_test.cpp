@@ -113,7 +113,7 @@ TEST_CASE("drawing_bounds of a real layout holds every node box")
     CHECK(viz::drawing_bounds(viz::Layout{}).width() == 0);
 }
 
-TEST_CASE("first_view: the fit when it is readable; else the readable zoom, the drawing's top-left clear of the corner overlays")
+TEST_CASE("first_view: the fit when it is readable, else the readable zoom, the drawing's top-left clear of the corner overlays")
 {
     const Rect drawing{{10, 20}, {2010, 3020}};  // 2000 x 3000 points: fits 800x600 at about 0.19
     const Vec2 canvas{800, 600}, legend{200, 150}, overlays{200, 350};

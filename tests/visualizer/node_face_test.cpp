@@ -67,7 +67,7 @@ TEST_CASE("node_face: the label goes right of the glyph, inside the fill: not in
     CHECK(hexagon.inner.max.x <= 200 - 15);
 }
 
-TEST_CASE("readable_zoom: from it up every node writes its first line; just below it some node writes none")
+TEST_CASE("readable_zoom: from it up every node writes its first line, just below it some node writes none")
 {
     const test::LinearBf16Step step;
     const viz::Layout layout = viz::layout_graph(step.graph, step.trace.to_dot());

@@ -453,7 +453,7 @@ TEST_CASE("scenario: the deep model's bf16 step is a graph of about 200 nodes")
     CHECK(std::isfinite(s.history().back().loss));
 }
 
-TEST_CASE("scenario: gpt under f16 autocast: c_attn, the attention, c_proj and the MLP in f16; LayerNorm and the residual stream in f32")
+TEST_CASE("scenario: gpt under f16 autocast: c_attn, the attention, c_proj and the MLP in f16, LayerNorm and the residual stream in f32")
 {
     const Scenario s(Scenario::preset("gpt"));
     CHECK(s.summary() == "gpt (fused attention, context 12), autocast f16 (cpu table), cast cache on, GradScaler at 2^16, step 1");
@@ -462,8 +462,8 @@ TEST_CASE("scenario: gpt under f16 autocast: c_attn, the attention, c_proj and t
     // The embeddings are on neither list: they look rows up in their f32 weights.
     const auto embeddings = events_named(trace, "embedding");
     REQUIRE(embeddings.size() == 2);
-    CHECK(embeddings[0]->module == "wpe");
-    CHECK(embeddings[1]->module == "wte");
+    CHECK(embeddings[0]->module == "wte");  // the tokens first, then the positions, as nanoGPT's forward
+    CHECK(embeddings[1]->module == "wpe");
     for (const trace::Event* e : embeddings) {
         CHECK(e->policy == "not listed");
         CHECK(e->outputs.at(0).dtype == f32);
@@ -596,7 +596,7 @@ TEST_CASE("scenario: gpt's GradScaler lifts the attention's gradients out of f16
     CHECK(without.zeros > with.zeros);
 }
 
-TEST_CASE("scenario: gpt-composite runs the attention as matmul, mul, masked_fill, softmax, matmul, each an f16 op; the CUDA list puts softmax in f32")
+TEST_CASE("scenario: gpt-composite runs the attention as matmul, mul, masked_fill, softmax, matmul, each an f16 op, the CUDA list puts softmax in f32")
 {
     // The attention's own ops (its views and transposes aside), "op dtype" in order.
     const auto attention_ops = [](const trace::Trace& trace) {

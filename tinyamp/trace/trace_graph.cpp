@@ -3,6 +3,7 @@
 #include "tinyamp/trace/trace_graph.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -20,18 +21,20 @@ std::string dtype_and_shape(const TensorInfo& t)
 // Bytes as a node's label says them: "10 B", "5.5 KiB", "128 KiB", "1.5 MiB".
 std::string bytes_text(std::int64_t bytes)
 {
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB"};
     double value = double(bytes);
     int unit = 0;
     for (; value >= 1024 && unit < 3; ++unit) value /= 1024;
-    std::string text = std::to_string(unit == 0 ? bytes : std::int64_t(std::lround(value * 10)));
-    if (unit > 0) {  // tenths: "55" -> "5.5", "1280" -> "128"
-        const char tenth = text.back();
-        text.pop_back();
-        if (text.empty()) text = "0";
-        if (tenth != '0') text.append(".").push_back(tenth);
-    }
-    return text.append(" ").append(units[unit]);
+    // snprintf, not std::string surgery: GCC 12 raises a false -Wrestrict on the latter here.
+    char text[48];
+    const long long tenths = std::llround(value * 10);
+    if (unit == 0)
+        std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+    else if (tenths % 10 == 0)
+        std::snprintf(text, sizeof text, "%lld %s", tenths / 10, units[unit]);
+    else
+        std::snprintf(text, sizeof text, "%lld.%lld %s", tenths / 10, tenths % 10, units[unit]);
+    return text;
 }
 
 // A collective's lines: its name, how its data travelled and how much this rank sent ("SUM in
