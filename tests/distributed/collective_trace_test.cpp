@@ -231,7 +231,8 @@ TEST_CASE("FullyShardedDataParallel in bf16: a forward all_gather that gives the
     const std::vector<trace::Event> collectives = collectives_in(recorded);
     REQUIRE(collectives.size() == 2);
     const trace::Event &gather = collectives[0], &scatter = collectives[1];
-    const std::int64_t shard = (195 + 1) / 2 * 2 / dist::get_world_size();  // 195 weights, padded to a multiple of the ranks
+    const std::int64_t world = dist::get_world_size();
+    const std::int64_t shard = (195 + world - 1) / world;  // 195 weights, padded to a multiple of the ranks
     CHECK(gather.op == "all_gather_into_tensor");
     CHECK(gather.phase == trace::Phase::forward);
     CHECK(gather.collective->dtype == bf16);
