@@ -12,6 +12,7 @@
 #include <tinyamp/trace/trace_graph.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/trace_json_checks.h"
 
 using namespace tinyamp;
 using trace::Event;
@@ -55,17 +56,7 @@ Trace ddp_trace()
 // ddp_trace()'s JSON with the first occurrence of `from` replaced by `to`.
 std::string broken(const std::string& from, const std::string& to)
 {
-    std::string text = ddp_trace().to_json();
-    const std::size_t at = text.find(from);
-    REQUIRE_MESSAGE(at != std::string::npos, "the sample JSON lacks " << from);
-    return text.replace(at, from.size(), to);
-}
-
-void check_rejected(const std::string& text, std::initializer_list<const char*> parts)
-{
-    const std::string message = test::error_message([&] { Trace::from_json(text); }, ErrorKind::io);
-    INFO("message: " << message);
-    for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
+    return test::replace_first(ddp_trace().to_json(), from, to);
 }
 
 }  // namespace
@@ -97,16 +88,16 @@ TEST_CASE("from_json refuses a collective in versions before 5, and names the co
 {
     std::string v4 = ddp_trace().to_json();
     v4.replace(v4.find("\"version\": 5"), 12, "\"version\": 4");
-    check_rejected(v4, {"events[1].collective: unknown field"});
+    test::check_json_rejected(v4, {"events[1].collective: unknown field"});
     const std::string at = "events[1].collective";
-    check_rejected(broken("\"reduce_op\": \"SUM\",", ""), {(at + ".reduce_op: missing").c_str()});
-    check_rejected(broken("\"reduce_op\": \"SUM\"", "\"reduce_op\": \"sum\""), {(at + ".reduce_op").c_str(), "unknown reduction \"sum\""});
-    check_rejected(broken("\"dtype\": \"bf16\"", "\"dtype\": \"b16\""), {(at + ".dtype").c_str(), "b16"});
-    check_rejected(broken("\"bytes\": 96", "\"bytes\": -96"), {(at + ".bytes").c_str(), "outside"});
-    check_rejected(broken("\"world_size\": 2", "\"world_size\": 0"), {(at + ".world_size").c_str(), "outside"});
-    check_rejected(broken("\"rank\": 1", "\"rank\": 2"), {(at + ".rank").c_str(), "outside [0, 1]"});
-    check_rejected(broken("\"root\": -1", "\"root\": -2"), {(at + ".root").c_str(), "outside [-1, 1]"});
-    check_rejected(broken("\"root\": -1", "\"root\": -1, \"hops\": 3"), {(at + ".hops: unknown field").c_str()});
+    test::check_json_rejected(broken("\"reduce_op\": \"SUM\",", ""), {(at + ".reduce_op: missing").c_str()});
+    test::check_json_rejected(broken("\"reduce_op\": \"SUM\"", "\"reduce_op\": \"sum\""), {(at + ".reduce_op").c_str(), "unknown reduction \"sum\""});
+    test::check_json_rejected(broken("\"dtype\": \"bf16\"", "\"dtype\": \"b16\""), {(at + ".dtype").c_str(), "b16"});
+    test::check_json_rejected(broken("\"bytes\": 96", "\"bytes\": -96"), {(at + ".bytes").c_str(), "outside"});
+    test::check_json_rejected(broken("\"world_size\": 2", "\"world_size\": 0"), {(at + ".world_size").c_str(), "outside"});
+    test::check_json_rejected(broken("\"rank\": 1", "\"rank\": 2"), {(at + ".rank").c_str(), "outside [0, 1]"});
+    test::check_json_rejected(broken("\"root\": -1", "\"root\": -2"), {(at + ".root").c_str(), "outside [-1, 1]"});
+    test::check_json_rejected(broken("\"root\": -1", "\"root\": -1, \"hops\": 3"), {(at + ".hops: unknown field").c_str()});
     // A broadcast has no reduction and names its source.
     std::string broadcast = broken("\"reduce_op\": \"SUM\"", "\"reduce_op\": \"\"");
     broadcast.replace(broadcast.find("\"root\": -1"), 10, "\"root\": 0");

@@ -11,6 +11,7 @@
 #include <tinyamp/trace/trace.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/trace_json_checks.h"
 
 using namespace tinyamp;
 using trace::Event;
@@ -90,17 +91,7 @@ void check_same_cast(const ScaledCast& a, const ScaledCast& b)
 // fp8_trace()'s JSON with the first occurrence of `from` replaced by `to`.
 std::string broken(const std::string& from, const std::string& to)
 {
-    std::string text = fp8_trace().to_json();
-    const std::size_t at = text.find(from);
-    REQUIRE_MESSAGE(at != std::string::npos, "the sample JSON lacks " << from);
-    return text.replace(at, from.size(), to);
-}
-
-void check_rejected(const std::string& text, std::initializer_list<const char*> parts)
-{
-    const std::string message = test::error_message([&] { Trace::from_json(text); }, ErrorKind::io);
-    INFO("message: " << message);
-    for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
+    return test::replace_first(fp8_trace().to_json(), from, to);
 }
 
 }  // namespace
@@ -186,31 +177,31 @@ TEST_CASE("from_json refuses scaled casts in versions before 4, and an empty lis
 {
     std::string v3 = fp8_trace().to_json();
     v3.replace(v3.find("\"version\": 5"), 12, "\"version\": 3");
-    check_rejected(v3, {"events[1].scaled_casts: unknown field"});
-    check_rejected(broken("\"scaled_casts\": [", "\"scaled_casts\": [], \"x\": ["), {"events[1].x: unknown field"});
+    test::check_json_rejected(v3, {"events[1].scaled_casts: unknown field"});
+    test::check_json_rejected(broken("\"scaled_casts\": [", "\"scaled_casts\": [], \"x\": ["), {"events[1].x: unknown field"});
     std::string empty_list = Trace::from_json(fp8_trace().to_json()).to_json();
     empty_list.replace(empty_list.find("\"module_types\": \"\""), 18, "\"module_types\": \"\", \"scaled_casts\": []");
-    check_rejected(empty_list, {"events[0].scaled_casts", "an empty list"});
+    test::check_json_rejected(empty_list, {"events[0].scaled_casts", "an empty list"});
 }
 
 TEST_CASE("from_json names the scaled cast and field that is wrong")
 {
     const std::string first = "events[1].scaled_casts[0]", second = "events[1].scaled_casts[1]";
-    check_rejected(broken("\"role\": \"input\",", ""), {(first + ".role: missing").c_str()});
-    check_rejected(broken("\"role\": \"input\"", "\"rol\": \"input\""), {(first + ".rol: unknown field").c_str()});
-    check_rejected(broken("\"dtype\": \"f8e4m3fn\"", "\"dtype\": \"bf16\""), {(first + ".dtype").c_str(), "f8e4m3fn, f8e5m2 or f4e2m1x2"});
-    check_rejected(broken("\"dtype\": \"f8e4m3fn\"", "\"dtype\": \"f9\""), {(first + ".dtype").c_str(), "f9"});
-    check_rejected(broken("\"shape\": [\n", "\"shape\": [\n 1,\n"), {(first + ".shape").c_str(), "3 dimensions"});
-    check_rejected(broken("\"amax\": 0.3333", "\"amax\": -0.3333"), {(first + ".amax").c_str(), "outside"});
-    check_rejected(broken("\"amax\": 0.3333333333333333", "\"amax\": \"big\""), {(first + ".amax").c_str(), "found \"big\""});
-    check_rejected(broken("\"scale\": 149.33333333333334", "\"scale\": -1"), {(first + ".scale").c_str(), "outside"});
-    check_rejected(broken("\"saturated_share\": 0.125", "\"saturated_share\": 1.125"), {(first + ".saturated_share").c_str(), "outside [0, 1]"});
-    check_rejected(broken("\"flushed_share\": 0.0625", "\"flushed_share\": true"), {(first + ".flushed_share").c_str(), "expected a number"});
-    check_rejected(broken("\"amax_history\": [\n", "\"amax_history\": [\n \"lots\",\n"),
+    test::check_json_rejected(broken("\"role\": \"input\",", ""), {(first + ".role: missing").c_str()});
+    test::check_json_rejected(broken("\"role\": \"input\"", "\"rol\": \"input\""), {(first + ".rol: unknown field").c_str()});
+    test::check_json_rejected(broken("\"dtype\": \"f8e4m3fn\"", "\"dtype\": \"bf16\""), {(first + ".dtype").c_str(), "f8e4m3fn, f8e5m2 or f4e2m1x2"});
+    test::check_json_rejected(broken("\"dtype\": \"f8e4m3fn\"", "\"dtype\": \"f9\""), {(first + ".dtype").c_str(), "f9"});
+    test::check_json_rejected(broken("\"shape\": [\n", "\"shape\": [\n 1,\n"), {(first + ".shape").c_str(), "3 dimensions"});
+    test::check_json_rejected(broken("\"amax\": 0.3333", "\"amax\": -0.3333"), {(first + ".amax").c_str(), "outside"});
+    test::check_json_rejected(broken("\"amax\": 0.3333333333333333", "\"amax\": \"big\""), {(first + ".amax").c_str(), "found \"big\""});
+    test::check_json_rejected(broken("\"scale\": 149.33333333333334", "\"scale\": -1"), {(first + ".scale").c_str(), "outside"});
+    test::check_json_rejected(broken("\"saturated_share\": 0.125", "\"saturated_share\": 1.125"), {(first + ".saturated_share").c_str(), "outside [0, 1]"});
+    test::check_json_rejected(broken("\"flushed_share\": 0.0625", "\"flushed_share\": true"), {(first + ".flushed_share").c_str(), "expected a number"});
+    test::check_json_rejected(broken("\"amax_history\": [\n", "\"amax_history\": [\n \"lots\",\n"),
                    {(first + ".amax_history[0]").c_str(), "\"inf\" or \"nan\", found \"lots\""});
-    check_rejected(broken("\"blocks_per_row\": 2", "\"blocks_per_row\": -2"), {(second + ".blocks_per_row").c_str(), "outside"});
-    check_rejected(broken("\"blocks_per_row\": 2", "\"blocks_per_row\": 0"), {(second + ".block_scale_exponents").c_str(), "blocks_per_row is 0"});
-    check_rejected(broken("-127,", "-128,"), {(second + ".block_scale_exponents[0]").c_str(), "outside [-127, 127]"});
-    check_rejected(broken("\"log2_histogram\": [\n", "\"log2_histogram\": [\n -1,\n"), {(first + ".log2_histogram[0]").c_str(), "outside [0, "});
-    check_rejected(broken("\"zeros\": 6", "\"zeros\": 6.5"), {(first + ".zeros").c_str(), "expected an integer"});
+    test::check_json_rejected(broken("\"blocks_per_row\": 2", "\"blocks_per_row\": -2"), {(second + ".blocks_per_row").c_str(), "outside"});
+    test::check_json_rejected(broken("\"blocks_per_row\": 2", "\"blocks_per_row\": 0"), {(second + ".block_scale_exponents").c_str(), "blocks_per_row is 0"});
+    test::check_json_rejected(broken("-127,", "-128,"), {(second + ".block_scale_exponents[0]").c_str(), "outside [-127, 127]"});
+    test::check_json_rejected(broken("\"log2_histogram\": [\n", "\"log2_histogram\": [\n -1,\n"), {(first + ".log2_histogram[0]").c_str(), "outside [0, "});
+    test::check_json_rejected(broken("\"zeros\": 6", "\"zeros\": 6.5"), {(first + ".zeros").c_str(), "expected an integer"});
 }

@@ -7,6 +7,7 @@
 #include <tinyamp/trace/trace.h>
 
 #include "tests/support/expect_error.h"
+#include "tests/support/trace_json_checks.h"
 
 using namespace tinyamp;
 using trace::Event;
@@ -125,10 +126,7 @@ void check_same_event(const Event& a, const Event& b)
 // The sample trace's JSON with the first occurrence of `from` replaced by `to`.
 std::string broken(const std::string& from, const std::string& to)
 {
-    std::string text = sample_trace().to_json();
-    const std::size_t at = text.find(from);
-    REQUIRE_MESSAGE(at != std::string::npos, "the sample JSON lacks " << from);
-    return text.replace(at, from.size(), to);
+    return test::replace_first(sample_trace().to_json(), from, to);
 }
 
 // The sample trace's JSON with the first shape array after `anchor` replaced by `shape`.
@@ -139,14 +137,6 @@ std::string broken_shape_after(const std::string& anchor, const std::string& sha
     REQUIRE(begin != std::string::npos);
     const std::size_t end = text.find(']', begin);
     return text.replace(begin, end + 1 - begin, std::string("\"shape\": ").append(shape));
-}
-
-// Reading `text` must fail with Error(io) whose message contains every one of `parts`.
-void check_rejected(const std::string& text, std::initializer_list<const char*> parts)
-{
-    const std::string message = test::error_message([&] { Trace::from_json(text); }, ErrorKind::io);
-    INFO("message: " << message);
-    for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
 }
 
 }  // namespace
@@ -212,15 +202,15 @@ TEST_CASE("from_json round-trips a real recorded backward pass")
 
 TEST_CASE("from_json rejects text that is not JSON, or not a trace")
 {
-    check_rejected("{\"version\": 1, \"events\": [", {"not valid JSON"});
-    check_rejected("", {"not valid JSON"});
-    check_rejected("[1, 2]", {"expected an object, found array"});
-    check_rejected("{\"events\": []}", {"version: missing"});
-    check_rejected("{\"version\": 6, \"events\": []}", {"version", "knows versions 1 to 5", "says 6"});
-    check_rejected("{\"version\": 0, \"events\": []}", {"version", "says 0"});
-    check_rejected("{\"version\": \"2\", \"events\": []}", {"version", "says \"2\""});
-    check_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
-    check_rejected("{\"version\": 1, \"events\": [], \"extra\": 0}", {"extra: unknown field"});
+    test::check_json_rejected("{\"version\": 1, \"events\": [", {"not valid JSON"});
+    test::check_json_rejected("", {"not valid JSON"});
+    test::check_json_rejected("[1, 2]", {"expected an object, found array"});
+    test::check_json_rejected("{\"events\": []}", {"version: missing"});
+    test::check_json_rejected("{\"version\": 6, \"events\": []}", {"version", "knows versions 1 to 5", "says 6"});
+    test::check_json_rejected("{\"version\": 0, \"events\": []}", {"version", "says 0"});
+    test::check_json_rejected("{\"version\": \"2\", \"events\": []}", {"version", "says \"2\""});
+    test::check_json_rejected("{\"version\": 1, \"events\": {}}", {"events: expected an array"});
+    test::check_json_rejected("{\"version\": 1, \"events\": [], \"extra\": 0}", {"extra: unknown field"});
     CHECK(Trace::from_json("{\"version\": 1, \"events\": []}").events().empty());
     CHECK(Trace::from_json("{\"version\": 2, \"events\": []}").events().empty());
     CHECK(Trace::from_json("{\"version\": 3, \"events\": []}").events().empty());
@@ -230,32 +220,32 @@ TEST_CASE("from_json rejects text that is not JSON, or not a trace")
 
 TEST_CASE("from_json names the event and field that is wrong")
 {
-    check_rejected(broken("\"op\": \"to\",", ""), {"events[0].op: missing"});
-    check_rejected(broken("\"outputs\"", "\"ouputs\""), {"events[0].ouputs: unknown field"});
-    check_rejected(broken("\"op\": \"matmul\"", "\"op\": 5"), {"events[1].op: expected a string, found number"});
-    check_rejected(broken("\"is_cast\": true", "\"is_cast\": \"yes\""), {"events[0].is_cast: expected true or false"});
-    check_rejected(broken("\"phase\": \"backward\"", "\"phase\": \"sideways\""), {"events[2].phase", "sideways"});
-    check_rejected(broken("\"cache\": \"stored\"", "\"cache\": \"kept\""), {"events[0].cache", "kept"});
-    check_rejected(broken("\"seq\": 2", "\"seq\": 1"), {"events[1].seq", "must be greater"});
-    check_rejected(broken("\"seq\": 1", "\"seq\": -1"), {"events[0].seq: expected a non-negative integer, found -1"});
+    test::check_json_rejected(broken("\"op\": \"to\",", ""), {"events[0].op: missing"});
+    test::check_json_rejected(broken("\"outputs\"", "\"ouputs\""), {"events[0].ouputs: unknown field"});
+    test::check_json_rejected(broken("\"op\": \"matmul\"", "\"op\": 5"), {"events[1].op: expected a string, found number"});
+    test::check_json_rejected(broken("\"is_cast\": true", "\"is_cast\": \"yes\""), {"events[0].is_cast: expected true or false"});
+    test::check_json_rejected(broken("\"phase\": \"backward\"", "\"phase\": \"sideways\""), {"events[2].phase", "sideways"});
+    test::check_json_rejected(broken("\"cache\": \"stored\"", "\"cache\": \"kept\""), {"events[0].cache", "kept"});
+    test::check_json_rejected(broken("\"seq\": 2", "\"seq\": 1"), {"events[1].seq", "must be greater"});
+    test::check_json_rejected(broken("\"seq\": 1", "\"seq\": -1"), {"events[0].seq: expected a non-negative integer, found -1"});
 }
 
 TEST_CASE("from_json names the tensor and field that is wrong")
 {
-    check_rejected(broken("\"dtype\": \"bf16\"", "\"dtype\": \"f8\""), {"events[0].outputs[0].dtype", "f8"});
-    check_rejected(broken("\"id\": 9", "\"id\": \"nine\""), {"events[1].inputs[0].id: expected a non-negative integer"});
-    check_rejected(broken_shape_after("\"id\": 9", "[2, -4]"), {"events[1].inputs[0].shape[1]", "-4"});
-    check_rejected(broken_shape_after("\"id\": 9", "8"), {"events[1].inputs[0].shape: expected an array"});
-    check_rejected(broken("\"name\": \"w.grad\",", ""), {"events[2].outputs[0].name: missing"});
+    test::check_json_rejected(broken("\"dtype\": \"bf16\"", "\"dtype\": \"f8\""), {"events[0].outputs[0].dtype", "f8"});
+    test::check_json_rejected(broken("\"id\": 9", "\"id\": \"nine\""), {"events[1].inputs[0].id: expected a non-negative integer"});
+    test::check_json_rejected(broken_shape_after("\"id\": 9", "[2, -4]"), {"events[1].inputs[0].shape[1]", "-4"});
+    test::check_json_rejected(broken_shape_after("\"id\": 9", "8"), {"events[1].inputs[0].shape: expected an array"});
+    test::check_json_rejected(broken("\"name\": \"w.grad\",", ""), {"events[2].outputs[0].name: missing"});
 }
 
 TEST_CASE("from_json checks stats: present exactly when has_stats, shares within 0 and 1")
 {
-    check_rejected(broken("\"zeros\": 0.25", "\"zeros\": 1.5"), {"events[0].outputs[0].stats.zeros", "outside [0, 1]"});
-    check_rejected(broken("\"max_abs\": 65504.0", "\"max_abs\": -1"), {"events[0].outputs[0].stats.max_abs", "outside"});
-    check_rejected(broken("\"nans\": 0.125,", ""), {"events[0].outputs[0].stats.nans: missing"});
-    check_rejected(broken("\"has_stats\": true", "\"has_stats\": false"), {"events[0].outputs[0].stats: given but has_stats is false"});
-    check_rejected(broken("\"has_stats\": false", "\"has_stats\": true"), {"events[0].inputs[0].stats: missing (has_stats is true)"});
+    test::check_json_rejected(broken("\"zeros\": 0.25", "\"zeros\": 1.5"), {"events[0].outputs[0].stats.zeros", "outside [0, 1]"});
+    test::check_json_rejected(broken("\"max_abs\": 65504.0", "\"max_abs\": -1"), {"events[0].outputs[0].stats.max_abs", "outside"});
+    test::check_json_rejected(broken("\"nans\": 0.125,", ""), {"events[0].outputs[0].stats.nans: missing"});
+    test::check_json_rejected(broken("\"has_stats\": true", "\"has_stats\": false"), {"events[0].outputs[0].stats: given but has_stats is false"});
+    test::check_json_rejected(broken("\"has_stats\": false", "\"has_stats\": true"), {"events[0].inputs[0].stats: missing (has_stats is true)"});
 }
 
 namespace {
@@ -318,7 +308,7 @@ TEST_CASE("from_json still reads version 1 files: their histograms are empty")
     CHECK(back.events()[1].outputs.at(0).stats.f16_overflow == 0.2);
     CHECK(back.events()[1].outputs.at(0).stats.log2_abs.counts.empty());
     // A version 1 file has no histogram to give: one there is an unknown field, as any other.
-    check_rejected(version_1_trace(R"(, "log2_abs": {"lowest_exponent": 0, "counts": []})"),
+    test::check_json_rejected(version_1_trace(R"(, "log2_abs": {"lowest_exponent": 0, "counts": []})"),
                    {"events[0].outputs[0].stats.log2_abs: unknown field"});
 }
 
@@ -332,26 +322,26 @@ TEST_CASE("from_json reads version 2 files, which have no module fields (they re
     CHECK(back.events()[1].module.empty());
     CHECK(back.events()[1].module_types.empty());
     // A version 3 or 4 file must have them; a version 2 file must not.
-    check_rejected(without_modules(sample_trace().to_json()), {"events[0].module: missing"});
+    test::check_json_rejected(without_modules(sample_trace().to_json()), {"events[0].module: missing"});
     std::string v2_with_module = sample_trace().to_json();
     v2_with_module.replace(v2_with_module.find("\"version\": 5"), 12, "\"version\": 2");
-    check_rejected(v2_with_module, {"events[0].module: unknown field"});
-    check_rejected(broken("\"module\": \"4.attn\"", "\"module\": 4"), {"events[1].module", "expected a string"});
+    test::check_json_rejected(v2_with_module, {"events[0].module: unknown field"});
+    test::check_json_rejected(broken("\"module\": \"4.attn\"", "\"module\": 4"), {"events[1].module", "expected a string"});
 }
 
 TEST_CASE("from_json checks the version 2 histogram: present, integer counts >= 0, no empty ends, exponents of doubles")
 {
     const std::string at = "events[0].outputs[0].stats.log2_abs";
-    check_rejected(without_histograms(sample_trace().to_json()), {"events[0].outputs[0].stats.log2_abs: missing"});
-    check_rejected(broken("\"counts\": [", "\"counts\": [-1, "), {(at + ".counts[0]").c_str(), "-1", "outside [0, "});
-    check_rejected(broken("\"counts\": [", "\"counts\": [\"two\", "), {(at + ".counts[0]").c_str(), "expected an integer, found \"two\""});
-    check_rejected(broken("\"counts\": [", "\"counts\": [1.5, "), {(at + ".counts[0]").c_str(), "expected an integer, found 1.5"});
-    check_rejected(broken("\"counts\": [", "\"counts\": {}, \"x\": ["), {(at + ".x: unknown field").c_str()});
-    check_rejected(broken("\"counts\": [", "\"counts\": 3, \"x\": ["), {(at + ".x: unknown field").c_str()});
-    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": \"-3\""),
+    test::check_json_rejected(without_histograms(sample_trace().to_json()), {"events[0].outputs[0].stats.log2_abs: missing"});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": [-1, "), {(at + ".counts[0]").c_str(), "-1", "outside [0, "});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": [\"two\", "), {(at + ".counts[0]").c_str(), "expected an integer, found \"two\""});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": [1.5, "), {(at + ".counts[0]").c_str(), "expected an integer, found 1.5"});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": {}, \"x\": ["), {(at + ".x: unknown field").c_str()});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": 3, \"x\": ["), {(at + ".x: unknown field").c_str()});
+    test::check_json_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": \"-3\""),
                    {(at + ".lowest_exponent").c_str(), "expected an integer"});
-    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": -2000"), {(at + ".lowest_exponent").c_str(), "outside [-1074, 1023]"});
-    check_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": 1022"), {(at + ".counts").c_str(), "beyond the largest"});
-    check_rejected(broken("\"lowest_exponent\": -3,", ""), {(at + ".lowest_exponent: missing").c_str()});
-    check_rejected(broken("\"counts\": [", "\"counts\": [0, "), {(at + ".counts").c_str(), "first and last counts must be non-zero"});
+    test::check_json_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": -2000"), {(at + ".lowest_exponent").c_str(), "outside [-1074, 1023]"});
+    test::check_json_rejected(broken("\"lowest_exponent\": -3", "\"lowest_exponent\": 1022"), {(at + ".counts").c_str(), "beyond the largest"});
+    test::check_json_rejected(broken("\"lowest_exponent\": -3,", ""), {(at + ".lowest_exponent: missing").c_str()});
+    test::check_json_rejected(broken("\"counts\": [", "\"counts\": [0, "), {(at + ".counts").c_str(), "first and last counts must be non-zero"});
 }
