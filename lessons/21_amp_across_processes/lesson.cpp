@@ -413,11 +413,12 @@ void step_bf16_all_reduce(lesson::Lesson& L, const Digits& d)
 
 std::int64_t live_bytes() { return memory_stats().total.live_bytes; }
 
-std::int64_t bytes_of(const std::vector<Tensor>& tensors, bool grads)
+// The bytes of the f32 gradients this rank holds for `tensors`.
+std::int64_t gradient_bytes(const std::vector<Tensor>& tensors)
 {
     std::int64_t total = 0;
     for (const Tensor& t : tensors)
-        if (!grads || t.grad().defined()) total += t.numel() * 4;
+        if (t.grad().defined()) total += t.grad().numel() * 4;
     return total;
 }
 
@@ -444,7 +445,7 @@ RankMemory adamw_step_memory(bool sharded, const Digits& d)
         const std::int64_t before = live_bytes();
         zero.local_optimizer().step();
         m.state = double(live_bytes() - before);
-        m.grads = double(bytes_of(p, true));
+        m.grads = double(gradient_bytes(p));
         m.state_counted = double(zero.optimizer_state_bytes());
     } else {
         std::unique_ptr<optim::Optimizer> everything = adamw(p);
@@ -452,7 +453,7 @@ RankMemory adamw_step_memory(bool sharded, const Digits& d)
         const std::int64_t before = live_bytes();
         everything->step();
         m.state = double(live_bytes() - before);
-        m.grads = double(bytes_of(p, true));
+        m.grads = double(gradient_bytes(p));
         m.state_counted = double(dist::optimizer_state_bytes(*everything));
     }
     return m;

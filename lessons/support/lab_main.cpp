@@ -143,14 +143,11 @@ DOCTEST_REGISTER_LISTENER("lab_results", 1, LabResultsListener);
 
 int main(int argc, char** argv)
 {
-    tinyamp::lesson::restart_under_mpiexec(argc, argv);
     // A check left hanging by a rank that skipped a collective ends the job after 30 s, saying so.
-    tinyamp::distributed::init_process_group(argc, argv, {.timeout_seconds = 30});
-    tinyamp::lesson::quiet_unless_rank_zero();
-    if (tinyamp::distributed::get_rank() != 0) unsetenv("TINYAMP_LAB_RESULTS");  // rank 0 writes them
-    doctest::Context context(argc, argv);
-    const int status = tinyamp::lesson::worst_status_of_all_ranks(context.run());
-    tinyamp::distributed::destroy_process_group();
-    return status;
+    return tinyamp::lesson::main_on_two_processes(argc, argv, 30, [&] {
+        if (tinyamp::distributed::get_rank() != 0) unsetenv("TINYAMP_LAB_RESULTS");  // rank 0 writes them
+        doctest::Context context(argc, argv);
+        return context.run();
+    });
 }
 #endif

@@ -1,50 +1,13 @@
 #include "lessons/support/lesson_program.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
-#include <vector>
 
-extern char** environ;
+#include "lessons/support/child_process.h"
 
 namespace tinyamp::lesson {
 namespace fs = std::filesystem;
-
-namespace {
-
-// Starts `program` with `args` (this process's environment) and waits; its exit status, or -1
-// with `problem` set when it could not start or was killed.
-int run_and_wait(const fs::path& program, const std::vector<std::string>& args, std::string& problem)
-{
-    std::vector<char*> argv;
-    std::string path = program.string();
-    argv.push_back(path.data());
-    std::vector<std::string> copies = args;
-    for (std::string& a : copies) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t child = 0;
-    if (const int error = posix_spawn(&child, path.c_str(), nullptr, nullptr, argv.data(), environ)) {
-        problem = "could not start " + path + ": " + std::strerror(error);
-        return -1;
-    }
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) {
-            problem = std::string("waiting for ") + path + " failed: " + std::strerror(errno);
-            return -1;
-        }
-    }
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    problem = path + " was ended by signal " + std::to_string(WTERMSIG(status));
-    return -1;
-}
-
-}  // namespace
 
 LessonResult run_lesson_program(const LessonInfo& info, const fs::path& out, const std::string& folder)
 {
@@ -67,10 +30,11 @@ LessonResult run_lesson_program(const LessonInfo& info, const fs::path& out, con
         return result;
     }
     fs::remove(out / folder / "result.txt", error);  // a result from an earlier run must not pass for this one's
-    std::string problem;
     std::cout.flush();  // what the tour printed so far comes before what the program prints
     setenv("TINYAMP_LESSON_IN_TOUR", "1", 1);  // the program then prints its lesson only (tour.cpp)
-    const int status = run_and_wait(program, {"--out", out.string()}, problem);
+    const ChildExit child = run_and_wait({program.string(), "--out", out.string()});
+    const int status = child.status;
+    const std::string& problem = child.problem;
     unsetenv("TINYAMP_LESSON_IN_TOUR");
     for (const LessonResult& saved : load_results(out))
         if (saved.folder == folder) result = saved;

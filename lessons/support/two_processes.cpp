@@ -1,28 +1,24 @@
 #include "lessons/support/two_processes.h"
 
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <tinyamp/tinyamp.h>
 
+#include "lessons/support/child_process.h"
 #include "tinyamp/distributed/collectives.h"
 #include "tinyamp/distributed/process_group.h"
 
 // TINYAMP_MPIEXEC (mpiexec's path) and TINYAMP_MPIEXEC_FLAGS (space-separated: shared memory
 // between the ranks, mpiexec's own traffic on loopback) come from CMake (tinyamp/distributed/).
-
-extern char** environ;
 
 namespace tinyamp::lesson {
 namespace {
@@ -33,8 +29,10 @@ bool started_by_a_launcher()
     return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
 }
 
-}  // namespace
-
+// Returns at once under an MPI launcher. Otherwise runs `mpiexec -n 2 <this machine's options>
+// <this program> <its arguments>` (as root with Open MPI's two "allow" variables), printing it,
+// and exits with its status; exits 77 (skipped), saying so, when mpiexec could not start the
+// ranks (MPI cannot run here), and 1 when there is no mpiexec to run.
 void restart_under_mpiexec(int argc, char** argv)
 {
     // The ranks' mark that they started: mpiexec's failure to start them is told from theirs.
@@ -69,17 +67,10 @@ void restart_under_mpiexec(int argc, char** argv)
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
-    std::vector<char*> args;
-    for (std::string& w : words) args.push_back(w.data());
-    args.push_back(nullptr);
-    pid_t child = 0;
-    if (const int problem = posix_spawn(&child, TINYAMP_MPIEXEC, nullptr, nullptr, args.data(), environ)) {
-        std::fprintf(stderr, "%s: could not start %s: %s (scripts/install-deps.sh installs Open MPI)\n", argv[0], TINYAMP_MPIEXEC,
-                     std::strerror(problem));
+    const ChildExit mpiexec = run_and_wait(words);
+    if (!mpiexec.started) {
+        std::fprintf(stderr, "%s: %s (scripts/install-deps.sh installs Open MPI)\n", argv[0], mpiexec.problem.c_str());
         std::exit(1);
-    }
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     const bool ranks_started = std::filesystem::remove(mark, error);
     if (!ranks_started) {
@@ -88,9 +79,10 @@ void restart_under_mpiexec(int argc, char** argv)
                              "Its reason: run the command above without -q.\n", argv[0]);
         std::exit(77);
     }
-    std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    std::exit(mpiexec.status >= 0 ? mpiexec.status : 1);
 }
 
+// On every rank but 0, sends standard output to /dev/null: the ranks print the same text.
 void quiet_unless_rank_zero()
 {
     if (distributed::get_rank() == 0) return;
@@ -102,11 +94,24 @@ void quiet_unless_rank_zero()
     }
 }
 
+// The largest of every rank's `status` (an all_reduce MAX): one rank's failure fails them all.
 int worst_status_of_all_ranks(int status)
 {
     const Tensor worst = full({1}, double(status), f64);
     distributed::all_reduce(worst, distributed::ReduceOp::MAX);
     return int(worst.item());
+}
+
+}  // namespace
+
+int main_on_two_processes(int argc, char** argv, double timeout_seconds, const std::function<int()>& body)
+{
+    restart_under_mpiexec(argc, argv);
+    distributed::init_process_group(argc, argv, {.timeout_seconds = timeout_seconds});
+    quiet_unless_rank_zero();
+    const int status = worst_status_of_all_ranks(body());
+    distributed::destroy_process_group();
+    return status;
 }
 
 }  // namespace tinyamp::lesson
